@@ -226,7 +226,9 @@ void TF_SetStatus(TF_Status* s, TF_Code code, const char* msg) {
     if (code == TF_OK) {
       s->status = Status::OK();
     } else {
-      s->status = Status(static_cast<tensorweave::Code>(code), msg ? msg : "");
+      const bool known = code > TF_OK && code <= TF_UNAUTHENTICATED;
+      s->status = Status(known ? static_cast<tensorweave::Code>(code) : tensorweave::Code::UNKNOWN,
+                         msg ? msg : "");
     }
   });
 }

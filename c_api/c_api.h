@@ -168,7 +168,12 @@ typedef enum TF_DataType {
   TF_RESOURCE = 20,
   TF_VARIANT = 21,
   TF_UINT32 = 22,
-  TF_UINT64 = 23
+  TF_UINT64 = 23,
+  /* Not types: these two make every int a valid TF_DataType value, so a
+   * number outside the list above reaches the library as itself and is
+   * refused there (TF_AllocateTensor returns NULL, TF_DataTypeSize 0). */
+  TF_DATA_TYPE_RANGE_MIN_ = -0x7FFFFFFF - 1,
+  TF_DATA_TYPE_RANGE_MAX_ = 0x7FFFFFFF
 } TF_DataType;
 
 /* Bytes per element of `dt`; 0 for TF_STRING (variable length) and for types
@@ -197,7 +202,11 @@ typedef enum TF_Code {
   TF_INTERNAL = 13,
   TF_UNAVAILABLE = 14,
   TF_DATA_LOSS = 15,
-  TF_UNAUTHENTICATED = 16
+  TF_UNAUTHENTICATED = 16,
+  /* Not codes: they make every int a valid TF_Code value; TF_SetStatus
+   * records a number outside the list above as TF_UNKNOWN. */
+  TF_CODE_RANGE_MIN_ = -0x7FFFFFFF - 1,
+  TF_CODE_RANGE_MAX_ = 0x7FFFFFFF
 } TF_Code;
 
 /* The outcome of a call: a code and, unless the code is TF_OK, a message. A
@@ -212,7 +221,8 @@ TF_CAPI_EXPORT extern TF_Status* TF_NewStatus(void);
 TF_CAPI_EXPORT extern void TF_DeleteStatus(TF_Status* s);
 
 /* Sets `s` to `code` with message `msg` (copied; NULL reads as ""). With
- * TF_OK the message is dropped and `s` reads as success. */
+ * TF_OK the message is dropped and `s` reads as success; a number that is not
+ * one of the codes above is recorded as TF_UNKNOWN. */
 TF_CAPI_EXPORT extern void TF_SetStatus(TF_Status* s, TF_Code code, const char* msg);
 
 /* The code held by `s`. */

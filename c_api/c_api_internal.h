@@ -107,18 +107,14 @@ inline void Set(TF_Status* out, Status status) {
 }
 
 // Runs `body`, turning any C++ exception into a status so none crosses the
-// C boundary: bad_alloc is RESOURCE_EXHAUSTED, anything else INTERNAL.
-// `fallback` is what the C function returns when that happens.
+// C boundary (errors::FromCurrentException says which code). `fallback` is
+// what the C function returns when that happens.
 template <typename Body, typename Result>
 Result Guard(TF_Status* status, Result fallback, Body&& body) {
   try {
     return body();
-  } catch (const std::bad_alloc&) {
-    Set(status, errors::ResourceExhausted("Out of memory"));
-  } catch (const std::exception& e) {
-    Set(status, errors::Internal("Unexpected exception: ", e.what()));
   } catch (...) {
-    Set(status, errors::Internal("Unexpected exception"));
+    Set(status, errors::FromCurrentException());
   }
   return fallback;
 }

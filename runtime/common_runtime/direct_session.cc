@@ -152,18 +152,26 @@ void DirectSession::CancelStep(Step* step, const Status& status) {
 DirectSession::DirectSession(const SessionOptions& options)
     : options_(options),
       operation_timeout_ms_(options.config.operation_timeout_in_ms()),
-      graph_(std::make_unique<Graph>(OpRegistry::Global())) {
+      graph_(std::make_unique<Graph>(OpRegistry::Global())) {}
+
+Status DirectSession::Init() {
   int num_cpus = 1;
-  auto it = options.config.device_count().find("CPU");
-  if (it != options.config.device_count().end() && it->second > 1) num_cpus = it->second;
-  const Eigen::ThreadPoolDevice* intra_op =
-      IntraOpDevice(options.config.intra_op_parallelism_threads());
+  auto it = options_.config.device_count().find("CPU");
+  if (it != options_.config.device_count().end() && it->second > 1) num_cpus = it->second;
+  if (num_cpus > kMaxCpuDevices) {
+    return errors::InvalidArgument("ConfigProto.device_count asks for ", num_cpus,
+                                   " CPU devices; at most ", kMaxCpuDevices, " are supported");
+  }
+  const Eigen::ThreadPoolDevice* intra_op = nullptr;
+  TW_RETURN_IF_ERROR(
+      IntraOpDevice(options_.config.intra_op_parallelism_threads(), &intra_op));
+  TW_RETURN_IF_ERROR(InterOpRunner(options_.config.inter_op_parallelism_threads(), &runner_));
   for (int i = 0; i < num_cpus; ++i) {
     devices_.push_back(std::make_unique<Device>(
         StrCat("/job:localhost/replica:0/task:0/device:CPU:", i), DEVICE_CPU, intra_op));
     devices_by_name_[devices_.back()->name()] = devices_.back().get();
   }
-  runner_ = InterOpRunner(options.config.inter_op_parallelism_threads());
+  return Status::OK();
 }
 
 DirectSession::~DirectSession() {
@@ -353,8 +361,11 @@ Status DirectSession::RunStep(const RunOptions& options, const CacheEntry& entry
   args.call_frame = &frame;
   args.runner = &runner_;
   args.cancelled = &step.cancelled;
-  const int64_t timeout_ms =
+  int64_t timeout_ms =
       options.timeout_in_ms() > 0 ? options.timeout_in_ms() : operation_timeout_ms_;
+  // A timeout longer than a century cannot expire; treating it as none also
+  // keeps now() + timeout inside the clock's range (2^62 ms would wrap).
+  if (timeout_ms > kLongestTimeoutMs) timeout_ms = 0;
   if (timeout_ms > 0) {
     args.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   }
@@ -577,7 +588,9 @@ class DirectSessionFactory : public SessionFactory {
  public:
   bool AcceptsOptions(const SessionOptions& options) override { return options.target.empty(); }
   Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* session) override {
-    *session = std::make_unique<DirectSession>(options);
+    auto direct = std::make_unique<DirectSession>(options);
+    TW_RETURN_IF_ERROR(direct->Init());
+    *session = std::move(direct);
     return Status::OK();
   }
 };

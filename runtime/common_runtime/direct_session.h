@@ -51,7 +51,17 @@ namespace tensorweave {
 
 class DirectSession : public Session {
  public:
+  // Limits on what a ConfigProto may ask for: every CPU device is an object
+  // with its own variables, and no timeout needs to outlast a century.
+  static constexpr int kMaxCpuDevices = 256;
+  static constexpr int64_t kLongestTimeoutMs = int64_t{100} * 366 * 24 * 3600 * 1000;
+
+  // Construct, then Init (the factory does both).
   explicit DirectSession(const SessionOptions& options);
+  // Creates the devices and takes the thread pools the config asks for:
+  // INVALID_ARGUMENT for counts beyond the limits, RESOURCE_EXHAUSTED when
+  // the system gives no thread at all.
+  Status Init();
   // Closes the session and waits for steps still running.
   ~DirectSession() override;
 

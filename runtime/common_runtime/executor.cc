@@ -324,12 +324,12 @@ void LocalExecutor::RunReadyLoop(StepState* state, NodeStack* stack) const {
         OpKernelContext context(&params);
         if (ShouldMeasure(node)) {
           const auto start = std::chrono::steady_clock::now();
-          item.kernel->Compute(&context);
+          ComputeCatchingExceptions(item.kernel, &context);
           RecordCost(node, std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::steady_clock::now() - start)
                                .count());
         } else {
-          item.kernel->Compute(&context);
+          ComputeCatchingExceptions(item.kernel, &context);
         }
         status = context.status();
         if (status.ok()) status = CheckOutputs(item, &context);
@@ -363,8 +363,9 @@ bool LocalExecutor::Interrupted(StepState* state) const {
 void LocalExecutor::StartAsync(StepState* state, int node,
                                const OpKernelContext::Params& params) const {
   auto* invocation = new AsyncInvocation(state, node, params);
-  items_[node].async->ComputeAsync(
-      &invocation->context, [invocation] { invocation->state->executor->AsyncDone(invocation); });
+  ComputeAsyncCatchingExceptions(
+      items_[node].async, &invocation->context,
+      [invocation] { invocation->state->executor->AsyncDone(invocation); });
 }
 
 void LocalExecutor::AsyncDone(AsyncInvocation* invocation) const {

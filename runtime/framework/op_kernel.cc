@@ -1,5 +1,6 @@
 #include "runtime/framework/op_kernel.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -32,6 +33,30 @@ void AsyncOpKernel::Compute(OpKernelContext* context) {
   });
   std::unique_lock<std::mutex> lock(mu);
   done_cv.wait(lock, [&] { return done; });
+}
+
+void ComputeCatchingExceptions(OpKernel* kernel, OpKernelContext* context) {
+  try {
+    kernel->Compute(context);
+  } catch (...) {
+    context->SetStatus(errors::FromCurrentException());
+  }
+}
+
+void ComputeAsyncCatchingExceptions(AsyncOpKernel* kernel, OpKernelContext* context,
+                                    AsyncOpKernel::DoneCallback done) {
+  // If the kernel throws, it may or may not have called `done` already (or
+  // handed it to someone who will); the flag makes the callback run once.
+  auto called = std::make_shared<std::atomic<bool>>(false);
+  auto done_once = [called, done = std::move(done)] {
+    if (!called->exchange(true)) done();
+  };
+  try {
+    kernel->ComputeAsync(context, done_once);
+  } catch (...) {
+    if (!called->load()) context->SetStatus(errors::FromCurrentException());
+    done_once();
+  }
 }
 
 // --- OpKernelContext ------------------------------------------------------
@@ -175,7 +200,12 @@ Status CreateOpKernel(const std::string& device_type, Device* device, const Node
   TW_RETURN_IF_ERROR(InOutTypesForNode(node, *op_def, &input_types, &output_types));
   OpKernelConstruction construction(device, node, *op_def, std::move(input_types),
                                     std::move(output_types));
-  std::unique_ptr<OpKernel> created(registration->factory(&construction));
+  std::unique_ptr<OpKernel> created;
+  try {
+    created.reset(registration->factory(&construction));
+  } catch (...) {
+    construction.SetStatus(errors::FromCurrentException());
+  }
   if (!construction.status().ok()) {
     return AttachNodeName(construction.status(), node.name(), node.op());
   }

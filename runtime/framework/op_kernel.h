@@ -197,6 +197,14 @@ class AsyncOpKernel : public OpKernel {
   void Compute(OpKernelContext* context) final;
 };
 
+// How the executor runs kernels: an exception a kernel lets escape (a
+// container or Tensor constructor that could not allocate, a bug) fails the
+// node with errors::FromCurrentException's status instead of terminating
+// the process. The async form calls `done` exactly once either way.
+void ComputeCatchingExceptions(OpKernel* kernel, OpKernelContext* context);
+void ComputeAsyncCatchingExceptions(AsyncOpKernel* kernel, OpKernelContext* context,
+                                    AsyncOpKernel::DoneCallback done);
+
 // --- Kernel registration ------------------------------------------------
 
 using KernelFactory = std::function<OpKernel*(OpKernelConstruction*)>;

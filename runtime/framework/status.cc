@@ -1,6 +1,9 @@
 #include "runtime/framework/status.h"
 
+#include <exception>
+#include <new>
 #include <ostream>
+#include <stdexcept>
 
 namespace tensorweave {
 
@@ -67,6 +70,24 @@ Status Annotate(const Status& status, const std::string& prefix) {
   if (status.ok()) return status;
   return Status(status.code(), prefix + status.message());
 }
+}  // namespace errors
+
+namespace errors {
+
+Status FromCurrentException() {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted("Out of memory");
+  } catch (const std::length_error& e) {
+    return ResourceExhausted("Out of memory (", e.what(), ")");
+  } catch (const std::exception& e) {
+    return Internal("Unexpected exception: ", e.what());
+  } catch (...) {
+    return Internal("Unexpected exception");
+  }
+}
+
 }  // namespace errors
 
 }  // namespace tensorweave

@@ -99,6 +99,12 @@ TW_DECLARE_ERROR(Unauthenticated, UNAUTHENTICATED)
 // Returns `status` with `prefix` placed before its message (same code).
 Status Annotate(const Status& status, const std::string& prefix);
 
+// The status for the exception being handled; call only inside a catch
+// block. Exhausted memory (bad_alloc, or length_error from a container asked
+// to grow past its limit) is RESOURCE_EXHAUSTED: a user can cause it with a
+// large enough graph. Anything else is INTERNAL, a bug of ours.
+Status FromCurrentException();
+
 }  // namespace errors
 
 #define TW_RETURN_IF_ERROR(expr)                        \

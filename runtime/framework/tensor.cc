@@ -1,10 +1,13 @@
 #include "runtime/framework/tensor.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
+
+#include <unistd.h>
 
 namespace tensorweave {
 namespace {
@@ -70,16 +73,45 @@ size_t ElementBytes(DataType dtype) {
   return dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
 }
 
+// No single buffer can be larger than the machine's memory. Refusing such a
+// request up front gives RESOURCE_EXHAUSTED instead of relying on malloc,
+// which under overcommit may hand out memory that cannot be backed (and be
+// killed later, while filling it).
+size_t MaxBufferBytes() {
+  static const size_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return SIZE_MAX / 2;
+    const uint64_t total = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+    return static_cast<size_t>(std::min<uint64_t>(total, SIZE_MAX / 2));
+  }();
+  return limit;
+}
+
+// `count` elements of `element_bytes` each, or false when the product
+// overflows or exceeds what one buffer may hold.
+bool BufferBytes(int64_t count, size_t element_bytes, size_t* bytes) {
+  if (count < 0) return false;
+  size_t product = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), element_bytes, &product)) return false;
+  if (product > MaxBufferBytes()) return false;
+  *bytes = product;
+  return true;
+}
+
 }  // namespace
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t bytes) {
+  if (bytes > MaxBufferBytes()) return nullptr;
   AlignedBlock block = AlignedMalloc(bytes);
   if (block.raw == nullptr) return nullptr;
   return std::make_shared<AlignedBuffer>(block, bytes);
 }
 
 std::shared_ptr<TensorBuffer> TensorBuffer::AllocateStrings(int64_t count) {
-  AlignedBlock block = AlignedMalloc(count * sizeof(std::string));
+  size_t bytes = 0;
+  if (!BufferBytes(count, sizeof(std::string), &bytes)) return nullptr;
+  AlignedBlock block = AlignedMalloc(bytes);
   if (block.raw == nullptr) return nullptr;
   auto* strings = static_cast<std::string*>(block.aligned);
   for (int64_t i = 0; i < count; ++i) new (&strings[i]) std::string();
@@ -103,12 +135,17 @@ Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
     return errors::InvalidArgument("Cannot allocate a tensor of type ", DataTypeString(dtype));
   }
   const int64_t count = shape.num_elements();
-  std::shared_ptr<TensorBuffer> buffer =
-      dtype == DT_STRING ? TensorBuffer::AllocateStrings(count)
-                         : TensorBuffer::Allocate(count * DataTypeSize(dtype));
+  size_t bytes = 0;
+  std::shared_ptr<TensorBuffer> buffer;
+  if (BufferBytes(count, ElementBytes(dtype), &bytes)) {
+    buffer = dtype == DT_STRING ? TensorBuffer::AllocateStrings(count)
+                                : TensorBuffer::Allocate(bytes);
+  }
   if (buffer == nullptr) {
     return errors::ResourceExhausted("Out of memory allocating a tensor of type ",
-                                     DataTypeString(dtype), " and shape ", shape.DebugString());
+                                     DataTypeString(dtype), " and shape ", shape.DebugString(),
+                                     " (", count, " elements of ", ElementBytes(dtype),
+                                     " bytes; at most ", MaxBufferBytes(), " bytes per tensor)");
   }
   out->dtype_ = dtype;
   out->shape_ = shape;
@@ -163,7 +200,7 @@ Status FillFromValues(const Field& values, Tensor* out) {
 
 Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   const DataType dtype = proto.dtype();
-  if (IsRefType(dtype) || !DataTypeIsSupported(dtype)) {
+  if (!DataType_IsValid(dtype) || IsRefType(dtype) || !DataTypeIsSupported(dtype)) {
     return errors::InvalidArgument("TensorProto has unsupported dtype ", DataTypeString(dtype));
   }
   TensorShape shape;

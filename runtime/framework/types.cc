@@ -41,11 +41,12 @@ size_t DataTypeSize(DataType dtype) {
   return info ? info->size : 0;
 }
 
+// Never recurses: a value from a graph or a C caller may be any int, and a
+// ref type is exactly one step (+100) above a known base type.
 std::string DataTypeString(DataType dtype) {
-  if (IsRefType(dtype)) return DataTypeString(BaseType(dtype)) + "_ref";
-  const TypeInfo* info = Find(dtype);
+  const TypeInfo* info = Find(BaseType(dtype));
   if (info == nullptr) return StrCat("unknown dtype enum (", static_cast<int>(dtype), ")");
-  return info->name;
+  return IsRefType(dtype) ? StrCat(info->name, "_ref") : std::string(info->name);
 }
 
 bool DataTypeFromString(const std::string& name, DataType* dtype) {

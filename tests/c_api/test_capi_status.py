@@ -60,3 +60,9 @@ def test_TF_DataTypeSize_matches_tensorflow(lib):
         assert lib.TF_DataTypeSize(dtype) == size
     assert lib.TF_DataTypeSize(7) == 0  # TF_STRING: variable length
     assert lib.TF_DataTypeSize(20) == 0  # TF_RESOURCE: not held by this runtime
+
+
+def test_TF_SetStatus_code_outside_the_enum_reads_as_unknown(lib, status):
+    for code in (17, 99, -1, 2147483647):
+        lib.TF_SetStatus(status, code, b"odd")
+        assert lib.TF_GetCode(status) == CODES["UNKNOWN"]

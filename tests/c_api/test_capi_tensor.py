@@ -232,3 +232,16 @@ def test_string_tensor_round_trip(api, lib):
     assert api.shape(t) == (2, 2)
     assert api.strings(t) == values
     lib.TF_DeleteTensor(t)
+
+
+@pytest.mark.parametrize("dtype", [2147483647, -1, 0, 24, 99, 101, 1000])
+def test_TF_AllocateTensor_rejects_dtypes_outside_the_enum(api, lib, dtype):
+    dims = api.ffi.new("int64_t[]", [1])
+    assert lib.TF_AllocateTensor(dtype, dims, 1, 8) == api.ffi.NULL
+    assert lib.TF_DataTypeSize(dtype) == 0
+
+
+def test_TF_AllocateTensor_refuses_byte_counts_that_wrap(api, lib):
+    # 2^31 x 2^31 float32 elements are 2^64 bytes: zero once wrapped.
+    dims = api.ffi.new("int64_t[]", [2**31, 2**31])
+    assert lib.TF_AllocateTensor(TF_FLOAT, dims, 2, 0) == api.ffi.NULL

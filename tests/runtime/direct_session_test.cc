@@ -503,7 +503,7 @@ TEST(DirectSessionTest, UninitializedFetchNamesTheVariableNotTheRetval) {
 
 GraphDef BlockingGraph() {
   GraphDef graph = AffineGraph();
-  AddBlockingRecv(&graph, "never");
+  AddWaitForCancel(&graph, "never");
   AddAffine(&graph, "waits", "never", 1.0f, 0.0f);
   return graph;
 }

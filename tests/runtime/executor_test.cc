@@ -25,7 +25,18 @@ constexpr char kCpu1[] = "/job:localhost/replica:0/task:0/device:CPU:1";
 
 class ExecutorTest : public ::testing::Test {
  protected:
-  ExecutorTest() : device_(kCpu0, DEVICE_CPU, IntraOpDevice(2)), runner_(InterOpRunner(4)) {}
+  ExecutorTest() : device_(kCpu0, DEVICE_CPU, TestIntraOpDevice()), runner_(TestRunner()) {}
+
+  static const Eigen::ThreadPoolDevice* TestIntraOpDevice() {
+    const Eigen::ThreadPoolDevice* device = nullptr;
+    EXPECT_TRUE(IntraOpDevice(2, &device).ok());
+    return device;
+  }
+  static Executor::Runner TestRunner() {
+    Executor::Runner runner;
+    EXPECT_TRUE(InterOpRunner(4, &runner).ok());
+    return runner;
+  }
 
   // An executor for `graph_def` on device_.
   std::unique_ptr<Executor> Build(const GraphDef& graph_def) {

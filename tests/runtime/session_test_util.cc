@@ -33,6 +33,9 @@ REGISTER_OP("SessionTestSum")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("Test op: a + b, where b is a scalar or has a's shape.");
 REGISTER_OP("SessionTestFail").Input("x: float").Output("y: float").Doc("Test op: always fails.");
+REGISTER_OP("SessionTestWaitForCancel")
+    .Output("y: float")
+    .Doc("Test op: blocks until the step is cancelled.");
 REGISTER_OP("SessionTestCounter")
     .Output("count: int32")
     .SetIsStateful()
@@ -127,7 +130,23 @@ class SleepOp : public OpKernel {
   int64_t millis_ = 0;
 };
 
+// Finishes only when its step is cancelled (Close, a timeout, a deleted
+// session), reporting CANCELLED; stands for any kernel blocked on input.
+class WaitForCancelOp : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+  void ComputeAsync(OpKernelContext* c, DoneCallback done) override {
+    CancellationManager* cancellation = c->cancellation_manager();
+    auto wake = [c, done] {
+      c->SetStatus(errors::Cancelled("SessionTestWaitForCancel was cancelled"));
+      done();
+    };
+    if (!cancellation->RegisterCallback(cancellation->get_cancellation_token(), wake)) wake();
+  }
+};
+
 REGISTER_KERNEL_BUILDER(Name("SessionTestScalar").Device(DEVICE_CPU), ScalarOp);
+REGISTER_KERNEL_BUILDER(Name("SessionTestWaitForCancel").Device(DEVICE_CPU), WaitForCancelOp);
 REGISTER_KERNEL_BUILDER(Name("SessionTestAffine").Device(DEVICE_CPU), AffineOp);
 REGISTER_KERNEL_BUILDER(Name("SessionTestSum").Device(DEVICE_CPU), SumOp);
 REGISTER_KERNEL_BUILDER(Name("SessionTestFail").Device(DEVICE_CPU), FailOp);
@@ -189,6 +208,10 @@ NodeDef* AddPlaceholder(GraphDef* graph, const std::string& name, const PartialT
   SetAttr(node, "dtype", dtype);
   SetAttr(node, "shape", shape);
   return node;
+}
+
+NodeDef* AddWaitForCancel(GraphDef* graph, const std::string& name) {
+  return AddNode(graph, name, "SessionTestWaitForCancel");
 }
 
 NodeDef* AddBlockingRecv(GraphDef* graph, const std::string& name) {

@@ -26,6 +26,7 @@ namespace session_test {
 //   SessionTestFail(x)         -> always INVALID_ARGUMENT "SessionTestFail always fails"
 //   SessionTestCounter()       -> int32 scalar; counts its runs in counter_runs
 //   SessionTestSleep(x)        -> x, after sleeping `millis` (expensive, not cancellable)
+//   SessionTestWaitForCancel() -> float; finishes CANCELLED when its step is cancelled
 extern std::atomic<int> counter_runs;
 
 // Appends a node to `graph`; attrs are set with the typed helpers below.
@@ -48,8 +49,11 @@ NodeDef* AddAffine(GraphDef* graph, const std::string& name, const std::string& 
 NodeDef* AddPlaceholder(GraphDef* graph, const std::string& name,
                         const PartialTensorShape& shape = PartialTensorShape(),
                         DataType dtype = DT_FLOAT);
-// A client-terminated _Recv nobody sends to: a step using it blocks until
-// cancelled.
+// A node that blocks its step until the step is cancelled. User graphs may
+// not hold internal ops such as _Recv, so session tests block with this.
+NodeDef* AddWaitForCancel(GraphDef* graph, const std::string& name);
+// A client-terminated _Recv nobody sends to, for executor tests that build
+// graphs directly: a step using it blocks until cancelled.
 NodeDef* AddBlockingRecv(GraphDef* graph, const std::string& name);
 
 Tensor FloatVector(const std::vector<float>& values);
