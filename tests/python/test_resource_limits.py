@@ -43,9 +43,8 @@ def test_const_with_one_value_for_a_huge_shape_is_resource_exhausted_when_run():
         tf.import_graph_def(graph_def, name="")
         huge = graph.get_tensor_by_name("huge:0")
         assert huge.shape.as_list() == [2**62]
-        with tf.Session() as sess:
-            with pytest.raises(errors.ResourceExhaustedError, match="huge"):
-                sess.run(huge)
+        with tf.Session() as sess, pytest.raises(errors.ResourceExhaustedError, match="huge"):
+            sess.run(huge)
 
 
 def test_thread_counts_beyond_the_limit_are_invalid_argument():
