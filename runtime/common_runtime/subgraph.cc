@@ -1,5 +1,6 @@
 #include "runtime/common_runtime/subgraph.h"
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -73,19 +74,16 @@ Status ParseSignature(const std::vector<std::string>& feeds,
     signature->feeds.push_back(std::move(id));
   }
   std::vector<TensorId>& distinct = signature->fetches;
+  std::map<TensorId, int, TensorIdLess> positions;
   for (const std::string& name : fetches) {
     TensorId id;
     TW_RETURN_IF_ERROR(ParseTensor(name, "Fetch", &id));
     if (fed.count(id) != 0) {
       return errors::InvalidArgument("Tensor '", TensorIdString(id), "' is both fed and fetched");
     }
-    int position = 0;
-    while (position < static_cast<int>(distinct.size()) &&
-           (distinct[position].node != id.node || distinct[position].index != id.index)) {
-      ++position;
-    }
-    if (position == static_cast<int>(distinct.size())) distinct.push_back(id);
-    signature->output_to_fetch.push_back(position);
+    auto inserted = positions.emplace(id, static_cast<int>(distinct.size()));
+    if (inserted.second) distinct.push_back(id);
+    signature->output_to_fetch.push_back(inserted.first->second);
   }
   for (const std::string& name : targets) {
     // "^name" is how TF_Run spells a target in some callers; accept it.

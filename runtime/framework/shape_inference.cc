@@ -107,10 +107,19 @@ Status ShapeFromAttr(InferenceContext* c) {
 }
 
 Status ShapeFromInputTensor(InferenceContext* c, int i, PartialTensorShape* out) {
+  // The length of a shape vector is a rank: a graph may declare or hold
+  // any length, but no shape has more than kMaxRank dims, so a longer one
+  // is refused before anything of that length is built.
+  const auto check_rank = [&](int64_t length) {
+    return length <= kMaxRank ? Status::OK()
+                              : c->Error("Shape input ", i, " has ", length,
+                                         " elements, more than the maximum rank ", kMaxRank);
+  };
   const Tensor* value = c->input_tensor(i);
   if (value == nullptr) {
     const PartialTensorShape& vector_shape = c->input(i);
     if (vector_shape.dims() == 1 && vector_shape.dim_size(0) >= 0) {
+      TW_RETURN_IF_ERROR(check_rank(vector_shape.dim_size(0)));
       *out = PartialTensorShape::UnknownDims(static_cast<int>(vector_shape.dim_size(0)));
     } else {
       *out = PartialTensorShape();
@@ -121,6 +130,7 @@ Status ShapeFromInputTensor(InferenceContext* c, int i, PartialTensorShape* out)
     return c->Error("Shape input ", i, " must be a vector, got shape ",
                     value->shape().DebugString());
   }
+  TW_RETURN_IF_ERROR(check_rank(value->NumElements()));
   std::vector<int64_t> dims;
   for (int64_t k = 0; k < value->NumElements(); ++k) {
     if (value->dtype() == DT_INT32) {
