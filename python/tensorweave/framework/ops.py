@@ -488,11 +488,19 @@ class Graph:
     def _add_ops_created_in_c(self):
         """Wraps ops the C API added behind our back (import_graph_def)."""
         with self._lock:
+            # Every wrapper is made before any is registered, so a failure
+            # leaves the Python side as it was.
             added = []
             for name in c_api.TW_GraphOperationNames(self._c_graph):
                 if name not in self._nodes_by_name:
-                    added.append(self._add_op(c_api.TF_GraphOperationByName(self._c_graph, name)))
-                    self._names_in_use.setdefault(name.lower(), 1)
+                    c_op = c_api.TF_GraphOperationByName(self._c_graph, name)
+                    if c_op is None:  # the C graph names nodes we cannot look up
+                        raise ValueError(f"Imported operation {name!r} cannot be found by name")
+                    added.append(Operation(self, c_op))
+            for op in added:
+                self._nodes_by_name[op.name] = op
+                self._operations.append(op)
+                self._names_in_use.setdefault(op.name.lower(), 1)
             return added
 
     # --- lookup ---------------------------------------------------------------
