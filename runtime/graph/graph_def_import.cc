@@ -359,11 +359,13 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
     }
     node.name = prefix + def.name();
     if (options.user_graph) {
-      // Checked with the prefix so a bad prefix is caught here too.
-      NodeDef named;
-      named.set_name(node.name);
-      named.set_op(def.op());
-      TW_RETURN_IF_ERROR(ValidateUserNode(named));
+      TW_RETURN_IF_ERROR(ValidateUserNode(def));
+      // And with the prefix, so a bad prefix is caught here too.
+      if (!IsValidNodeName(node.name)) {
+        return errors::InvalidArgument("Node '", Printable(node.name),
+                                       "' has an invalid name: the import prefix '",
+                                       Printable(options.prefix), "' is not a valid name");
+      }
     } else if (node.name[0] == '^' || node.name.find(':') != std::string::npos) {
       return errors::InvalidArgument("Node '", Printable(node.name),
                                      "' has an invalid name (no ':' and no leading '^')");
