@@ -100,7 +100,8 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
   if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "Expected an operation, got None");
 }
 %typemap(check) const char* op_type, const char* name, const char* oper_name,
-                const char* prefix, const char* target, const char* attr_name {
+                const char* prefix, const char* target, const char* attr_name,
+                const char* device, const char* message {
   if ($1 == NULL) SWIG_exception_fail(SWIG_TypeError, "Expected a string, got None");
 }
 

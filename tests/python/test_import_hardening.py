@@ -154,3 +154,18 @@ def test_an_imported_graph_still_runs_after_failed_attempts():
         y, = tf.import_graph_def(small_graph_def(), return_elements=["y:0"])
         with tf.Session() as sess:
             np.testing.assert_equal(sess.run(y), 2.0)
+
+
+def test_an_unparseable_attr_leaves_no_operation_behind():
+    from tensorweave.framework import attr_value
+
+    graph = tf.Graph()
+    dtype = attr_value.to_attr_value(tf.float32).SerializeToString()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="attr 'shape'"):
+        c_api.TW_CreateOperation(graph._c_graph, "Placeholder", "p", [], [], "",
+                                 [("dtype", dtype), ("shape", b"\xff\xff\xff")])
+    assert c_api.TW_GraphOperationNames(graph._c_graph) == []
+    with pytest.raises(TypeError):
+        c_api.TW_CreateOperation(graph._c_graph, "NoOp", "n", [], [], None, [])
+    with graph.as_default():
+        tf.placeholder(tf.float32, name="p")  # the name is still free

@@ -501,11 +501,31 @@ TEST(DirectSessionTest, UninitializedFetchNamesTheVariableNotTheRetval) {
 
 // --- Cancellation -------------------------------------------------------------
 
+// A step that runs for about 30 s unless cancelled: 3,000 chained 10 ms
+// sleeps before "waits". (User graphs may not hold the runtime's _Recv, the
+// only op that waits; the executor checks for cancellation and deadlines
+// between nodes, so this ends as promptly.)
 GraphDef BlockingGraph() {
   GraphDef graph = AffineGraph();
-  AddBlockingRecv(&graph, "never");
-  AddAffine(&graph, "waits", "never", 1.0f, 0.0f);
+  std::string previous = "x";
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = "busy" + std::to_string(i);
+    SetAttr(AddNode(&graph, name, "SessionTestSleep", {previous}), "millis", int64_t{10});
+    previous = name;
+  }
+  AddAffine(&graph, "waits", previous, 1.0f, 0.0f);
   return graph;
+}
+
+TEST(DirectSessionTest, UserGraphsMayNotHoldInternalOps) {
+  std::unique_ptr<Session> session = NewDirectSession();
+  GraphDef graph = AffineGraph();
+  AddBlockingRecv(&graph, "never");
+  const Status status = session->Create(graph);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_NE(status.message().find("Node 'never' has op '_Recv'"), std::string::npos) << status;
+  // Nothing was added: the graph without the _Recv is still welcome.
+  SESSION_EXPECT_OK(session->Create(AffineGraph()));
 }
 
 TEST(DirectSessionTest, CloseCancelsARunningStep) {
