@@ -43,7 +43,7 @@ TEST(GraphImportHardening, NodeNamesFollowTensorFlowsRule) {
                            "scope/op_1", "9lives"}) {
     EXPECT_TRUE(IsValidNodeName(good)) << good;
   }
-  for (const std::string bad : {std::string(""), std::string("_a"), std::string("-a"),
+  for (const std::string& bad : {std::string(""), std::string("_a"), std::string("-a"),
                                 std::string("/a"), std::string(">a"), std::string("a:0"),
                                 std::string("^a"), std::string("a b"), std::string("a\tb"),
                                 std::string("a\0b", 3), std::string("\0", 1),

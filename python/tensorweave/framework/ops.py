@@ -149,7 +149,10 @@ class Operation:
 
     @property
     def outputs(self):
-        return list(self._outputs)
+        # The list itself, as in TensorFlow: callers index it per output
+        # (gradients, Split with 100,000 pieces), so a copy per call would
+        # make those loops quadratic.
+        return self._outputs
 
     def values(self):
         return tuple(self._outputs)
