@@ -439,12 +439,8 @@ void TF_SetAttrValueProto(TF_OperationDescription* desc, const char* attr_name, 
     AttrValue value;
     if ((proto == nullptr && proto_len > 0) ||
         !value.ParseFromArray(proto, static_cast<int>(proto_len))) {
-      Status error = errors::InvalidArgument("Unparseable AttrValue for attr '",
-                                             attr_name ? attr_name : "", "'");
-      // The description is spoiled too: TF_FinishOperation must not add a
-      // node that lacks the attr (or falls back to its default).
-      if (desc != nullptr) Fail(desc, error);
-      return c_api::Set(status, std::move(error));
+      return c_api::Set(status, errors::InvalidArgument("Unparseable AttrValue for attr '",
+                                                        attr_name ? attr_name : "", "'"));
     }
     *NewAttr(desc, attr_name) = std::move(value);
     c_api::Set(status, Status::OK());

@@ -207,7 +207,11 @@ TF_Operation* TW_CreateOperation(TF_Graph* graph, const char* op_type, const cha
     if (TF_GetCode(status) != TF_OK) break;  // the description must still be finished
   }
   if (TF_GetCode(status) != TF_OK) {
-    // Finishing frees the description; its own verdict does not replace ours.
+    // A failed attr setter leaves the attr unset, and finishing could still
+    // add the node (with the attr's default). A NULL control input is a
+    // malformed value the description records, so the finish below frees
+    // it without adding anything; its own verdict does not replace ours.
+    TF_AddControlInput(description, nullptr);
     tensorweave::StatusHolder ignored;
     TF_Operation* stray = TF_FinishOperation(description, ignored.get());
     (void)stray;

@@ -155,16 +155,3 @@ def test_TF_ExtendGraph_refuses_a_lone_recv(api, lib, status):
     finally:
         lib.TF_DeleteDeprecatedSession(session, status)
 
-
-@pytest.mark.covers("TF_FinishOperation")
-def test_TF_SetAttrValueProto_failure_spoils_the_description(api, lib, graph, status):
-    dtype = api.pb.AttrValue(type=TF_FLOAT).SerializeToString()
-    desc = lib.TF_NewOperation(graph, b"Placeholder", b"p")
-    lib.TF_SetAttrValueProto(desc, b"dtype", dtype, len(dtype), status)
-    assert api.code(status) == CODES["OK"]
-    lib.TF_SetAttrValueProto(desc, b"shape", b"\xff\xff\xff", 3, status)
-    assert api.code(status) == CODES["INVALID_ARGUMENT"]
-    # Finishing must not add a Placeholder that silently took the default shape.
-    assert lib.TF_FinishOperation(desc, status) == api.ffi.NULL
-    assert api.code(status) == CODES["INVALID_ARGUMENT"] and "shape" in api.message(status)
-    assert names(api, graph) == []

@@ -169,3 +169,16 @@ def test_an_unparseable_attr_leaves_no_operation_behind():
         c_api.TW_CreateOperation(graph._c_graph, "NoOp", "n", [], [], None, [])
     with graph.as_default():
         tf.placeholder(tf.float32, name="p")  # the name is still free
+
+
+@pytest.mark.parametrize("bad_name", ["a\n", "a\0", "_a", "a b"])
+def test_graph_refuses_invalid_op_and_scope_names(bad_name):
+    graph = tf.Graph()
+    with graph.as_default():
+        with pytest.raises(ValueError, match="not a valid node name"):
+            tf.constant(1.0, name=bad_name)
+        if bad_name != "_a":  # scope names may start with '_'
+            with pytest.raises(ValueError, match="not a valid scope name"):
+                with tf.name_scope(bad_name):
+                    pass
+    assert op_names(graph) == []

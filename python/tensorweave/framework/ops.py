@@ -15,8 +15,10 @@ from tensorweave import pywrap_tensorweave as c_api
 from tensorweave.framework import attr_value, dtypes, errors, tensor_shape
 from tensorweave.framework import device as device_lib
 
-_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
-_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+# TensorFlow's name rules, used with fullmatch: `$` alone would also accept
+# a name ending in a newline.
+_VALID_SCOPE_NAME = re.compile(r"[A-Za-z0-9_.\-/>]*")
+_VALID_OP_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*")
 
 
 class Tensor:
@@ -370,7 +372,7 @@ class Graph:
     def name_scope(self, name):
         """Yields "scope/"; a name ending in "/" reenters that exact scope and
         None or "" goes back to the top level."""
-        if name and not _VALID_SCOPE_NAME.match(name):
+        if name and not _VALID_SCOPE_NAME.fullmatch(name):
             raise ValueError(f"'{name}' is not a valid scope name")
         old = self._name_stack
         if not name:
@@ -442,7 +444,7 @@ class Graph:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         name = op_type if name is None else name
         name = name[:-1] if name.endswith("/") else self.unique_name(name)
-        if not _VALID_OP_NAME.match(name):
+        if not _VALID_OP_NAME.fullmatch(name):
             raise ValueError(f"'{name}' is not a valid node name")
         input_ops = []
         c_inputs = []
