@@ -182,3 +182,13 @@ def test_graph_refuses_invalid_op_and_scope_names(bad_name):
                 with tf.name_scope(bad_name):
                     pass
     assert op_names(graph) == []
+
+
+def test_an_output_index_beyond_int_does_not_wrap():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant([1.0, 2.0])
+    with pytest.raises(ValueError, match="out of range"):
+        c_api.TF_OperationOutputType((x.op._c_op, 2**40))
+    with pytest.raises(ValueError, match="out of range"):
+        c_api.TW_GraphGetTensorShape(graph._c_graph, (x.op._c_op, 2**32))
