@@ -52,8 +52,8 @@ Status ValidateUserNode(const NodeDef& node_def);
 
 // Adds every node of `graph_def` to `graph`. On error `graph` is unchanged.
 // `imported` (optional) receives the new nodes in GraphDef order.
-Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& graph_def,
-                      Graph* graph, std::vector<Node*>* imported = nullptr);
+Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* imported = nullptr);
 
 // Convenience for graphs the runtime (or a test of the executor) built
 // itself: a fresh graph, no prefix, internal ops and names allowed

@@ -4,7 +4,6 @@ node names outside TensorFlow's rule, with INVALID_ARGUMENT naming the node,
 and leave the graph as it was."""
 
 import pytest
-
 from capi_helpers import CODES, TF_FLOAT
 
 CPU0 = b"/job:localhost/replica:0/task:0/device:CPU:0"

@@ -4,7 +4,6 @@ Split build, run and come back right (timings are measured and reported
 outside the suite, not asserted here)."""
 
 import numpy as np
-
 import tensorweave as tf
 
 COUNT = 20_000

@@ -4,7 +4,6 @@ are ValueErrors naming the node, and no None handle reaches the C API."""
 
 import numpy as np
 import pytest
-
 import tensorweave as tf
 from tensorweave import pywrap_tensorweave as c_api
 from tensorweave.proto import graph_pb2
@@ -178,9 +177,9 @@ def test_graph_refuses_invalid_op_and_scope_names(bad_name):
         with pytest.raises(ValueError, match="not a valid node name"):
             tf.constant(1.0, name=bad_name)
         if bad_name != "_a":  # scope names may start with '_'
-            with pytest.raises(ValueError, match="not a valid scope name"):
-                with tf.name_scope(bad_name):
-                    pass
+            with pytest.raises(ValueError, match="not a valid scope name"), \
+                    tf.name_scope(bad_name):
+                pass
     assert op_names(graph) == []
 
 

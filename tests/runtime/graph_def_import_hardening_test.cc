@@ -14,10 +14,7 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 
 GraphDef WithInternalOp(const std::string& op) {
   GraphDef graph_def = ParseGraphDef(R"pb(
-    node {
-      name: "x"
-      op: "GraphTestConst"
-    }
+    node { name: "x" op: "GraphTestConst" }
   )pb");
   NodeDef* node = graph_def.add_node();
   node->set_name("internal");
@@ -39,15 +36,14 @@ GraphDef WithInternalOp(const std::string& op) {
 }
 
 TEST(GraphImportHardening, NodeNamesFollowTensorFlowsRule) {
-  for (const char* good : {"a", "Z", "0", ".", ".hidden", "a_b", "a.b", "a-b", "a/b", "a>b",
-                           "scope/op_1", "9lives"}) {
+  for (const char* good :
+       {"a", "Z", "0", ".", ".hidden", "a_b", "a.b", "a-b", "a/b", "a>b", "scope/op_1", "9lives"}) {
     EXPECT_TRUE(IsValidNodeName(good)) << good;
   }
-  for (const std::string& bad : {std::string(""), std::string("_a"), std::string("-a"),
-                                std::string("/a"), std::string(">a"), std::string("a:0"),
-                                std::string("^a"), std::string("a b"), std::string("a\tb"),
-                                std::string("a\0b", 3), std::string("\0", 1),
-                                std::string("\xc3\xa9")}) {
+  for (const std::string& bad :
+       {std::string(""), std::string("_a"), std::string("-a"), std::string("/a"), std::string(">a"),
+        std::string("a:0"), std::string("^a"), std::string("a b"), std::string("a\tb"),
+        std::string("a\0b", 3), std::string("\0", 1), std::string("\xc3\xa9")}) {
     EXPECT_FALSE(IsValidNodeName(bad)) << bad;
   }
 }
