@@ -141,6 +141,9 @@ Status AddOperation(const TF_OperationDescription& desc, Node** added) {
   TF_Graph* graph = desc.graph;
   tensorweave::Graph& g = graph->graph;
   tensorweave::NodeDef node_def = desc.node_def;
+  // Operations built here come from users: the same name and internal-op
+  // rules as an imported GraphDef.
+  TW_RETURN_IF_ERROR(tensorweave::ValidateUserNode(node_def));
   const tensorweave::OpDef* op_def = nullptr;
   TW_RETURN_IF_ERROR(g.op_registry()->LookUp(node_def.op(), &op_def));
   // Handles from another graph would corrupt this one; refuse them.

@@ -88,6 +88,23 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
   $result = $1 ? $1 : SWIG_Py_Void();
 }
 
+// Handles and names the C API would dereference: None (SWIG's NULL) is a
+// clean ValueError (TypeError for strings) here, never a NULL passed on.
+%typemap(check) TF_Graph* graph {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "The graph has been deleted (got None)");
+}
+%typemap(check) TF_Session* session {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "The session has been deleted");
+}
+%typemap(check) TF_Operation* oper {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "Expected an operation, got None");
+}
+%typemap(check) const char* op_type, const char* name, const char* oper_name,
+                const char* prefix, const char* target, const char* attr_name,
+                const char* device, const char* message {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_TypeError, "Expected a string, got None");
+}
+
 // A graph tensor is the Python tuple (operation, index).
 %typemap(in) TF_Output {
   if (!tensorweave::OutputFromPython($input, &$1)) SWIG_fail;

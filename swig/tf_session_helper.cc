@@ -1,5 +1,6 @@
 #include "swig/tf_session_helper.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -117,6 +118,11 @@ bool OutputFromPython(PyObject* object, TF_Output* out) {
   if (!operation_from_python(PyTuple_GET_ITEM(object, 0), &out->oper)) return false;
   const long index = PyLong_AsLong(PyTuple_GET_ITEM(object, 1));
   if (index == -1 && PyErr_Occurred()) return false;
+  // The C API holds indices as int: a larger one must not wrap onto a real output.
+  if (index < std::numeric_limits<int>::min() || index > std::numeric_limits<int>::max()) {
+    PyErr_Format(PyExc_ValueError, "Output index %ld is out of range", index);
+    return false;
+  }
   out->index = static_cast<int>(index);
   return true;
 }
@@ -207,7 +213,11 @@ TF_Operation* TW_CreateOperation(TF_Graph* graph, const char* op_type, const cha
     if (TF_GetCode(status) != TF_OK) break;  // the description must still be finished
   }
   if (TF_GetCode(status) != TF_OK) {
-    // Finishing frees the description; its own verdict does not replace ours.
+    // A failed attr setter leaves the attr unset, and finishing could still
+    // add the node (with the attr's default). A NULL control input is a
+    // malformed value the description records, so the finish below frees
+    // it without adding anything; its own verdict does not replace ours.
+    TF_AddControlInput(description, nullptr);
     tensorweave::StatusHolder ignored;
     TF_Operation* stray = TF_FinishOperation(description, ignored.get());
     (void)stray;

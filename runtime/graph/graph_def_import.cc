@@ -285,7 +285,51 @@ VersionDef MergeVersions(const Graph& graph, const GraphDef& graph_def) {
   return merged;
 }
 
+// `name` fit for an error message: bytes outside printable ASCII (a NUL
+// among them) are shown as \xNN, so the message stays one readable C string.
+std::string Printable(const std::string& name) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : name) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+bool IsValidNodeName(const std::string& name) {
+  auto is_alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (name.empty() || !(is_alnum(name[0]) || name[0] == '.')) return false;
+  for (char c : name) {
+    if (!is_alnum(c) && c != '_' && c != '.' && c != '-' && c != '/' && c != '>') return false;
+  }
+  return true;
+}
+
+bool IsInternalOp(const std::string& op_type) { return !op_type.empty() && op_type[0] == '_'; }
+
+Status ValidateUserNode(const NodeDef& node_def) {
+  if (!IsValidNodeName(node_def.name())) {
+    return errors::InvalidArgument("Node '", Printable(node_def.name()),
+                                   "' has an invalid name: node names match "
+                                   "[A-Za-z0-9.][A-Za-z0-9_.\\-/>]*");
+  }
+  if (IsInternalOp(node_def.op())) {
+    return errors::InvalidArgument("Node '", node_def.name(), "' has op '",
+                                   Printable(node_def.op()),
+                                   "', which only the runtime may insert into a graph");
+  }
+  return Status::OK();
+}
 
 Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& graph_def, Graph* graph,
                       std::vector<Node*>* imported) {
@@ -310,12 +354,20 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
                                      "') has an empty name");
     }
     if (!by_name.emplace(def.name(), i).second) {
-      return errors::InvalidArgument("Node '", def.name(), "' appears twice in the GraphDef");
+      return errors::InvalidArgument("Node '", Printable(def.name()),
+                                     "' appears twice in the GraphDef");
     }
     node.name = prefix + def.name();
-    // Checked with the prefix so a bad prefix is caught here too.
-    if (node.name[0] == '^' || node.name.find(':') != std::string::npos) {
-      return errors::InvalidArgument("Node '", node.name,
+    if (options.user_graph) {
+      TW_RETURN_IF_ERROR(ValidateUserNode(def));
+      // And with the prefix, so a bad prefix is caught here too.
+      if (!IsValidNodeName(node.name)) {
+        return errors::InvalidArgument("Node '", Printable(node.name),
+                                       "' has an invalid name: the import prefix '",
+                                       Printable(options.prefix), "' is not a valid name");
+      }
+    } else if (node.name[0] == '^' || node.name.find(':') != std::string::npos) {
+      return errors::InvalidArgument("Node '", Printable(node.name),
                                      "' has an invalid name (no ':' and no leading '^')");
     }
     if (graph->FindNode(node.name) != nullptr) {
@@ -384,7 +436,9 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
 }
 
 Status ConvertGraphDefToGraph(const GraphDef& graph_def, Graph* graph) {
-  return ImportGraphDef(ImportGraphDefOptions(), graph_def, graph);
+  ImportGraphDefOptions options;
+  options.user_graph = false;
+  return ImportGraphDef(options, graph_def, graph);
 }
 
 }  // namespace tensorweave

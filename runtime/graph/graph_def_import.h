@@ -27,14 +27,37 @@ struct ImportGraphDefOptions {
   // When true, inputs that name nodes absent from the GraphDef may refer to
   // nodes already in `graph` (used by session Extend).
   bool allow_inputs_to_existing_nodes = false;
+  // True for GraphDefs that come from outside the runtime (the C API, the
+  // Python front end, Session::Create/Extend): every node must pass
+  // ValidateUserNode. Only graphs the runtime built itself (partitions, and
+  // tests that drive the executor directly) may turn this off.
+  bool user_graph = true;
 };
+
+// TensorFlow's rule for node names: [A-Za-z0-9.][A-Za-z0-9_.\-/>]*. Names the
+// runtime gives its own nodes ("_SOURCE", "_recv_x_0") fall outside it, so a
+// user cannot collide with them.
+bool IsValidNodeName(const std::string& name);
+
+// Ops whose name starts with '_' (_Arg, _Retval, _Send, _Recv) belong to the
+// runtime: it inserts them when it partitions a graph and wires them to the
+// step's call frame and rendezvous. In a user graph they would hang the step
+// or fail with INTERNAL, so user graphs may not contain them.
+bool IsInternalOp(const std::string& op_type);
+
+// What every node a user supplies must satisfy beyond its OpDef: a valid
+// name and no internal op. INVALID_ARGUMENT naming the node otherwise. Used
+// by ImportGraphDef (user_graph) and the C API's TF_FinishOperation.
+Status ValidateUserNode(const NodeDef& node_def);
 
 // Adds every node of `graph_def` to `graph`. On error `graph` is unchanged.
 // `imported` (optional) receives the new nodes in GraphDef order.
-Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& graph_def,
-                      Graph* graph, std::vector<Node*>* imported = nullptr);
+Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* imported = nullptr);
 
-// Convenience: a fresh graph from a GraphDef, no prefix.
+// Convenience for graphs the runtime (or a test of the executor) built
+// itself: a fresh graph, no prefix, internal ops and names allowed
+// (user_graph off). User-supplied GraphDefs go through ImportGraphDef.
 Status ConvertGraphDefToGraph(const GraphDef& graph_def, Graph* graph);
 
 }  // namespace tensorweave

@@ -160,14 +160,24 @@ def test_eight_threads_share_one_session():
     assert failures == []
 
 
-def blocking_recv(name="never_sent"):
-    """A _Recv whose value nobody sends: the step waits until cancelled."""
-    op = tf.get_default_graph().create_op(
-        "_Recv", [], attrs={"tensor_type": tf.float32, "tensor_name": name,
-                            "send_device": CPU0, "send_device_incarnation": 1,
-                            "recv_device": CPU0, "client_terminated": True},
-        name="blocking_recv")
-    return op.outputs[0]
+def blocking_recv():
+    """A step that runs for minutes unless cancelled: a chain of 2,000
+    products of 1024x1024 matrices (~60 ms each). User graphs may not hold
+    the runtime's _Recv, the only op that waits; the executor checks for
+    cancellation and deadlines between nodes, so this ends as promptly."""
+    value = tf.fill([1024, 1024], 0.0)
+    for _ in range(2000):
+        value = tf.matmul(value, value)
+    return value
+
+
+def test_a_user_graph_may_not_hold_a_recv():
+    with pytest.raises(ValueError, match="'_Recv', which only the runtime"):
+        tf.get_default_graph().create_op(
+            "_Recv", [], attrs={"tensor_type": tf.float32, "tensor_name": "never_sent",
+                                "send_device": CPU0, "send_device_incarnation": 1,
+                                "recv_device": CPU0, "client_terminated": True},
+            name="blocking_recv")
 
 
 def test_close_from_another_thread_cancels_a_blocked_step():

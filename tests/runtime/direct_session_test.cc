@@ -501,11 +501,24 @@ TEST(DirectSessionTest, UninitializedFetchNamesTheVariableNotTheRetval) {
 
 // --- Cancellation -------------------------------------------------------------
 
+// A step that waits until it is cancelled. (User graphs may not hold the
+// runtime's _Recv, so the waiting is done by a test op.)
 GraphDef BlockingGraph() {
   GraphDef graph = AffineGraph();
   AddWaitForCancel(&graph, "never");
   AddAffine(&graph, "waits", "never", 1.0f, 0.0f);
   return graph;
+}
+
+TEST(DirectSessionTest, UserGraphsMayNotHoldInternalOps) {
+  std::unique_ptr<Session> session = NewDirectSession();
+  GraphDef graph = AffineGraph();
+  AddBlockingRecv(&graph, "never");
+  const Status status = session->Create(graph);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_NE(status.message().find("Node 'never' has op '_Recv'"), std::string::npos) << status;
+  // Nothing was added: the graph without the _Recv is still welcome.
+  SESSION_EXPECT_OK(session->Create(AffineGraph()));
 }
 
 TEST(DirectSessionTest, CloseCancelsARunningStep) {

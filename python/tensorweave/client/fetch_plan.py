@@ -53,13 +53,17 @@ def make_plan(graph, fetches, feed_keys):
     feeds = [FeedSpec(_feed_tensor(graph, key)) for key in feed_keys]
     fed_index = {spec.tensor: i for i, spec in enumerate(feeds)}
     slots = {}  # unique fetched tensor → slot in the flat value list
-    targets = []
+    targets = {}  # unique target operation → None, in fetch order
     build_from_values = _flatten(graph, fetches, slots, targets)
+    targets = list(targets)
 
     # Where each slot's value comes from: the run's results or a feed array.
+    # Dictionaries throughout: plans with tens of thousands of fetches (a
+    # Split into 100,000 pieces) must be built in linear time.
     run_fetches = [tensor for tensor in slots if tensor not in fed_index]
+    run_index = {tensor: i for i, tensor in enumerate(run_fetches)}
     sources = [("feed", fed_index[tensor]) if tensor in fed_index
-               else ("run", run_fetches.index(tensor)) for tensor in slots]
+               else ("run", run_index[tensor]) for tensor in slots]
     c_plan = _c.TW_NewRunPlan([spec.tensor._as_tf_output() for spec in feeds],
                               [tensor._as_tf_output() for tensor in run_fetches],
                               [op._c_op for op in targets])
@@ -134,8 +138,7 @@ def _flatten_leaf(graph, fetch, slots, targets):
         # Unknown names fail like the runtime's unknown fetches do.
         raise errors.NotFoundError(None, None, str(error.args[0])) from None
     if isinstance(element, ops.Operation):
-        if element not in targets:
-            targets.append(element)
+        targets.setdefault(element)
         return lambda values: None
     slot = slots.setdefault(element, len(slots))
     return lambda values: values[slot]

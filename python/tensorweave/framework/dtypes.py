@@ -136,7 +136,14 @@ _TYPES = {
     8: ("complex64", np.complex64),
     9: ("int64", np.int64),
     10: ("bool", np.bool_),
+    # Quantized types: the runtime holds no tensors of them, but a GraphDef
+    # may name them and imports as it does in TensorFlow (running it fails).
+    11: ("qint8", None),
+    12: ("quint8", None),
+    13: ("qint32", None),
     14: ("bfloat16", None),
+    15: ("qint16", None),
+    16: ("quint16", None),
     17: ("uint16", np.uint16),
     18: ("complex128", np.complex128),
     19: ("float16", np.float16),
@@ -172,6 +179,11 @@ string = _BY_ENUM[7]
 complex64 = _BY_ENUM[8]
 complex128 = _BY_ENUM[18]
 bfloat16 = _BY_ENUM[14]
+qint8 = _BY_ENUM[11]
+quint8 = _BY_ENUM[12]
+qint32 = _BY_ENUM[13]
+qint16 = _BY_ENUM[15]
+quint16 = _BY_ENUM[16]
 resource = _BY_ENUM[20]
 variant = _BY_ENUM[21]
 float32_ref = float32._as_ref

@@ -14,14 +14,43 @@ def _parse_tensor_name(name):
     return name, 0
 
 
+def _canonical_input(name):
+    """A GraphDef input or input_map key as it matches: "x" and "x:0" agree,
+    "^x" stays a control input."""
+    if name.startswith("^"):
+        return name
+    op_name, index = _parse_tensor_name(name)
+    return f"{op_name}:{index}"
+
+
+def _check_before_import(graph_def, input_map, return_elements):
+    """Everything about the arguments that can fail, checked before the graph
+    is touched, so a failed import leaves it as it was (as in TensorFlow)."""
+    node_names = {node.name for node in graph_def.node}
+    if input_map:
+        consumed = {_canonical_input(name) for node in graph_def.node for name in node.input}
+        unused = sorted(key for key in input_map if _canonical_input(key) not in consumed)
+        if unused:
+            raise ValueError(
+                f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
+    for element in return_elements or ():
+        if ":" in element:
+            op_name, index = _parse_tensor_name(element)
+            if op_name not in node_names or f"{op_name}:{index}" != element:
+                raise ValueError(f"Requested return tensor '{element}' not found in graph def")
+        elif element not in node_names:
+            raise ValueError(f"Requested return node '{element}' not found in graph def")
+
+
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                      op_dict=None, producer_op_list=None):
     """Imports `graph_def` under the name scope `name` (default "import").
 
     input_map: {"name:index" of the GraphDef: Tensor of this graph} rewires
-    the imported inputs that read those tensors. return_elements: names in
-    the GraphDef ("op" or "op:index"); their counterparts in this graph are
-    returned in order (None when not given).
+    the imported inputs that read those tensors; a key no input reads is a
+    ValueError. return_elements: names in the GraphDef ("op" or "op:index");
+    their counterparts in this graph are returned in order (None when not
+    given). On any error the graph is unchanged.
     """
     from tensorweave.proto import graph_pb2
 
@@ -37,6 +66,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             raise TypeError(f"input_map values must be Tensors, got {value!r}")
     if return_elements is not None and not all(isinstance(e, str) for e in return_elements):
         raise TypeError("return_elements must be a list of strings.")
+    _check_before_import(graph_def, input_map, return_elements)
 
     graph = ops._graph_of(list(input_map.values())) or ops.get_default_graph()
     if graph.finalized:

@@ -15,8 +15,10 @@ from tensorweave import pywrap_tensorweave as c_api
 from tensorweave.framework import attr_value, dtypes, errors, tensor_shape
 from tensorweave.framework import device as device_lib
 
-_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
-_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+# TensorFlow's name rules, used with fullmatch: `$` alone would also accept
+# a name ending in a newline.
+_VALID_SCOPE_NAME = re.compile(r"[A-Za-z0-9_.\-/>]*")
+_VALID_OP_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*")
 
 
 class Tensor:
@@ -149,7 +151,10 @@ class Operation:
 
     @property
     def outputs(self):
-        return list(self._outputs)
+        # The list itself, as in TensorFlow: callers index it per output
+        # (gradients, Split with 100,000 pieces), so a copy per call would
+        # make those loops quadratic.
+        return self._outputs
 
     def values(self):
         return tuple(self._outputs)
@@ -367,7 +372,7 @@ class Graph:
     def name_scope(self, name):
         """Yields "scope/"; a name ending in "/" reenters that exact scope and
         None or "" goes back to the top level."""
-        if name and not _VALID_SCOPE_NAME.match(name):
+        if name and not _VALID_SCOPE_NAME.fullmatch(name):
             raise ValueError(f"'{name}' is not a valid scope name")
         old = self._name_stack
         if not name:
@@ -439,7 +444,7 @@ class Graph:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         name = op_type if name is None else name
         name = name[:-1] if name.endswith("/") else self.unique_name(name)
-        if not _VALID_OP_NAME.match(name):
+        if not _VALID_OP_NAME.fullmatch(name):
             raise ValueError(f"'{name}' is not a valid node name")
         input_ops = []
         c_inputs = []
@@ -488,11 +493,19 @@ class Graph:
     def _add_ops_created_in_c(self):
         """Wraps ops the C API added behind our back (import_graph_def)."""
         with self._lock:
+            # Every wrapper is made before any is registered, so a failure
+            # leaves the Python side as it was.
             added = []
             for name in c_api.TW_GraphOperationNames(self._c_graph):
                 if name not in self._nodes_by_name:
-                    added.append(self._add_op(c_api.TF_GraphOperationByName(self._c_graph, name)))
-                    self._names_in_use.setdefault(name.lower(), 1)
+                    c_op = c_api.TF_GraphOperationByName(self._c_graph, name)
+                    if c_op is None:  # the C graph names nodes we cannot look up
+                        raise ValueError(f"Imported operation {name!r} cannot be found by name")
+                    added.append(Operation(self, c_op))
+            for op in added:
+                self._nodes_by_name[op.name] = op
+                self._operations.append(op)
+                self._names_in_use.setdefault(op.name.lower(), 1)
             return added
 
     # --- lookup ---------------------------------------------------------------
