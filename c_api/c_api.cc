@@ -324,7 +324,11 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
 }
 
 void TF_CloseSession(TF_Session* session, TF_Status* status) {
-  c_api::GuardVoid(status, [&] { c_api::Set(status, session->session->Close()); });
+  c_api::GuardVoid(status, [&] {
+    c_api::Set(status, session == nullptr
+                           ? errors::InvalidArgument("TF_CloseSession: session is NULL")
+                           : session->session->Close());
+  });
 }
 
 void TF_DeleteSession(TF_Session* session, TF_Status* status) {
@@ -346,12 +350,18 @@ void TF_DeleteSession(TF_Session* session, TF_Status* status) {
 }
 
 void TW_SessionGetStats(TF_Session* session, TW_SessionStats* out) {
-  CopyStats(session->session->stats(), out);
+  if (out == nullptr) return;
+  CopyStats(session == nullptr ? tensorweave::SessionStats() : session->session->stats(), out);
 }
 
 TF_DeviceList* TF_SessionListDevices(TF_Session* session, TF_Status* status) {
-  return c_api::Guard(status, static_cast<TF_DeviceList*>(nullptr),
-                      [&] { return ListDevices(session->session.get(), status); });
+  return c_api::Guard(status, static_cast<TF_DeviceList*>(nullptr), [&]() -> TF_DeviceList* {
+    if (session == nullptr) {
+      c_api::Set(status, errors::InvalidArgument("TF_SessionListDevices: session is NULL"));
+      return nullptr;
+    }
+    return ListDevices(session->session.get(), status);
+  });
 }
 
 void TF_DeleteDeviceList(TF_DeviceList* list) { delete list; }
@@ -390,7 +400,11 @@ TF_DeprecatedSession* TF_NewDeprecatedSession(const TF_SessionOptions* opts, TF_
 }
 
 void TF_CloseDeprecatedSession(TF_DeprecatedSession* session, TF_Status* status) {
-  c_api::GuardVoid(status, [&] { c_api::Set(status, session->session->Close()); });
+  c_api::GuardVoid(status, [&] {
+    c_api::Set(status, session == nullptr
+                           ? errors::InvalidArgument("TF_CloseSession: session is NULL")
+                           : session->session->Close());
+  });
 }
 
 void TF_DeleteDeprecatedSession(TF_DeprecatedSession* session, TF_Status* status) {
@@ -436,8 +450,13 @@ void TF_Run(TF_DeprecatedSession* session, const TF_Buffer* run_options, const c
 }
 
 TF_DeviceList* TF_DeprecatedSessionListDevices(TF_DeprecatedSession* session, TF_Status* status) {
-  return c_api::Guard(status, static_cast<TF_DeviceList*>(nullptr),
-                      [&] { return ListDevices(session->session.get(), status); });
+  return c_api::Guard(status, static_cast<TF_DeviceList*>(nullptr), [&]() -> TF_DeviceList* {
+    if (session == nullptr) {
+      c_api::Set(status, errors::InvalidArgument("TF_SessionListDevices: session is NULL"));
+      return nullptr;
+    }
+    return ListDevices(session->session.get(), status);
+  });
 }
 
 void TW_DeprecatedSessionGetStats(TF_DeprecatedSession* session, TW_SessionStats* out) {

@@ -792,7 +792,8 @@ TF_CAPI_EXPORT extern void TF_SessionRun(TF_Session* session, const TF_Buffer* r
                                          TF_Buffer* run_metadata, TF_Status* status);
 
 /* Closes `session`: steps in flight end with TF_CANCELLED and later runs fail.
- * Closing twice is fine. The session must still be deleted. */
+ * Closing twice is fine. The session must still be deleted. A NULL session is
+ * TF_INVALID_ARGUMENT. */
 TF_CAPI_EXPORT extern void TF_CloseSession(TF_Session* session, TF_Status* status);
 
 /* Frees `session` (closing it first if needed) and releases its hold on its
@@ -807,7 +808,8 @@ typedef struct TW_SessionStats {
   int64_t cache_hits;      /* runs that reused compiled executors */
 } TW_SessionStats;
 
-/* Writes the current counters of `session` into `*out`. */
+/* Writes the current counters of `session` into `*out` (zeros for a NULL
+ * session; nothing for a NULL `out`). */
 TF_CAPI_EXPORT extern void TW_SessionGetStats(TF_Session* session, TW_SessionStats* out);
 
 /* ---- Devices ---- */
@@ -816,7 +818,8 @@ TF_CAPI_EXPORT extern void TW_SessionGetStats(TF_Session* session, TW_SessionSta
 typedef struct TF_DeviceList TF_DeviceList;
 
 /* The devices of `session`. On success the caller owns the result and frees
- * it with TF_DeleteDeviceList; on failure returns NULL. */
+ * it with TF_DeleteDeviceList; on failure (a NULL session among them) returns
+ * NULL. */
 TF_CAPI_EXPORT extern TF_DeviceList* TF_SessionListDevices(TF_Session* session, TF_Status* status);
 
 /* Frees `list`. NULL is a no-op. */

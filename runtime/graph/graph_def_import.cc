@@ -315,7 +315,17 @@ bool IsValidNodeName(const std::string& name) {
   return true;
 }
 
-bool IsInternalOp(const std::string& op_type) { return !op_type.empty() && op_type[0] == '_'; }
+bool IsInternalOp(const std::string& op_type) {
+  // Not every '_' op: TensorFlow's optimizer writes ops such as _FusedConv2D
+  // into GraphDefs users export, and those are ordinary ops to a runtime
+  // that has them.
+  static const char* const kRuntimeOps[] = {"_Arg",  "_Retval",   "_Send",
+                                            "_Recv", "_HostSend", "_HostRecv"};
+  for (const char* runtime_op : kRuntimeOps) {
+    if (op_type == runtime_op) return true;
+  }
+  return false;
+}
 
 Status ValidateUserNode(const NodeDef& node_def) {
   if (!IsValidNodeName(node_def.name())) {

@@ -39,8 +39,8 @@ struct ImportGraphDefOptions {
 // user cannot collide with them.
 bool IsValidNodeName(const std::string& name);
 
-// Ops whose name starts with '_' (_Arg, _Retval, _Send, _Recv) belong to the
-// runtime: it inserts them when it partitions a graph and wires them to the
+// The runtime's plumbing ops (_Arg, _Retval, _Send, _Recv and the _Host
+// forms): it inserts them when it partitions a graph and wires them to the
 // step's call frame and rendezvous. In a user graph they would hang the step
 // or fail with INTERNAL, so user graphs may not contain them.
 bool IsInternalOp(const std::string& op_type);

@@ -301,6 +301,17 @@ def test_TF_SessionListDevices(api, lib, session, status):
     lib.TF_DeleteDeviceList(devices)
 
 
+def test_session_calls_refuse_a_null_session(api, lib, status):
+    lib.TF_CloseSession(api.ffi.NULL, status)
+    assert lib.TF_GetCode(status) == CODES["INVALID_ARGUMENT"]
+    assert lib.TF_SessionListDevices(api.ffi.NULL, status) == api.ffi.NULL
+    assert lib.TF_GetCode(status) == CODES["INVALID_ARGUMENT"]
+    stats = api.ffi.new("TW_SessionStats*", {"runs": 7})
+    lib.TW_SessionGetStats(api.ffi.NULL, stats)
+    assert (stats.runs, stats.executors_built, stats.cache_hits) == (0, 0, 0)
+    lib.TW_SessionGetStats(api.ffi.NULL, api.ffi.NULL)
+
+
 def test_TF_DeleteDeviceList_accepts_null(api, lib):
     lib.TF_DeleteDeviceList(api.ffi.NULL)
 
