@@ -730,6 +730,17 @@ TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsRemapControlDependency(
 TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsAddControlDependency(
     TF_ImportGraphDefOptions* opts, TF_Operation* oper);
 
+/* Asks for output `index` of the GraphDef's node `oper_name` back from
+ * TF_GraphImportGraphDefWithReturnOutputs (`oper_name` copied). The import
+ * fails, adding nothing, unless the node and the output exist. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsAddReturnOutput(TF_ImportGraphDefOptions* opts,
+                                                                   const char* oper_name,
+                                                                   int index);
+
+/* How many return outputs `opts` asks for (0 for NULL). */
+TF_CAPI_EXPORT extern int TF_ImportGraphDefOptionsNumReturnOutputs(
+    const TF_ImportGraphDefOptions* opts);
+
 /* Adds every node of the serialized GraphDef `graph_def` to `graph`, checking
  * each against its op (unknown op, bad attr, missing input, cycle, duplicate
  * name: errors naming the node) and inferring output shapes. `options` may be
@@ -738,6 +749,16 @@ TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsAddControlDependency(
 TF_CAPI_EXPORT extern void TF_GraphImportGraphDef(TF_Graph* graph, const TF_Buffer* graph_def,
                                                   const TF_ImportGraphDefOptions* options,
                                                   TF_Status* status);
+
+/* TF_GraphImportGraphDef, then writes the graph's counterpart of each return
+ * output of `options` into `return_outputs` (an array of
+ * `num_return_outputs`, which must equal
+ * TF_ImportGraphDefOptionsNumReturnOutputs(options)): the imported
+ * operation's output, or the output an input mapping put in its place. On
+ * failure nothing is added and `return_outputs` is untouched. */
+TF_CAPI_EXPORT extern void TF_GraphImportGraphDefWithReturnOutputs(
+    TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
+    TF_Output* return_outputs, int num_return_outputs, TF_Status* status);
 
 /* ========================================================================== */
 /* Sessions                                                                   */

@@ -1,6 +1,7 @@
 // TF_Graph: lifetime, tensor shapes, walking, serializing and importing.
 // Reading operations and their attributes is in c_api_inspect.cc, building
 // them in c_api_operation.cc.
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -135,6 +136,27 @@ Status ImportGraphDef(TF_Graph* graph, const TF_Buffer* graph_def_bytes,
   }
   if (!inferred.ok()) undo();
   return inferred;
+}
+
+// The graph's counterparts of the return outputs `options` asked for, after
+// a successful import: the imported node's output, or the existing output an
+// input mapping put in its place (as TensorFlow returns it).
+Status FindReturnOutputs(TF_Graph* graph, const tensorweave::ImportGraphDefOptions& options,
+                         TF_Output* return_outputs) {
+  std::string prefix = options.prefix;
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  std::lock_guard<std::mutex> lock(graph->mu);
+  for (size_t i = 0; i < options.return_outputs.size(); ++i) {
+    const auto& [name, index] = options.return_outputs[i];
+    std::string node_name = prefix + name;
+    int output = index;
+    auto mapped = options.input_map.find(StrCat(name, ":", index));
+    if (mapped != options.input_map.end()) std::tie(node_name, output) = mapped->second;
+    Node* node = graph->graph.FindNode(node_name);
+    if (node == nullptr) return errors::Internal("Imported node '", node_name, "' is missing");
+    return_outputs[i] = TF_Output{c_api::ToOperation(node), output};
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -279,9 +301,41 @@ void TF_ImportGraphDefOptionsAddControlDependency(TF_ImportGraphDefOptions* opts
   });
 }
 
+void TF_ImportGraphDefOptionsAddReturnOutput(TF_ImportGraphDefOptions* opts, const char* oper_name,
+                                             int index) {
+  c_api::GuardVoid(nullptr, [&] {
+    if (opts == nullptr || oper_name == nullptr) return;
+    opts->options.return_outputs.emplace_back(oper_name, index);
+  });
+}
+
+int TF_ImportGraphDefOptionsNumReturnOutputs(const TF_ImportGraphDefOptions* opts) {
+  return opts == nullptr ? 0 : static_cast<int>(opts->options.return_outputs.size());
+}
+
 void TF_GraphImportGraphDef(TF_Graph* graph, const TF_Buffer* graph_def,
                             const TF_ImportGraphDefOptions* options, TF_Status* status) {
   c_api::GuardVoid(status, [&] { c_api::Set(status, ImportGraphDef(graph, graph_def, options)); });
+}
+
+void TF_GraphImportGraphDefWithReturnOutputs(TF_Graph* graph, const TF_Buffer* graph_def,
+                                             const TF_ImportGraphDefOptions* options,
+                                             TF_Output* return_outputs, int num_return_outputs,
+                                             TF_Status* status) {
+  c_api::GuardVoid(status, [&] {
+    const int expected = TF_ImportGraphDefOptionsNumReturnOutputs(options);
+    if (num_return_outputs != expected || (expected > 0 && return_outputs == nullptr)) {
+      return c_api::Set(
+          status,
+          errors::InvalidArgument("Expected room for ", expected, " return outputs, got ",
+                                  num_return_outputs, return_outputs == nullptr ? " (NULL)" : ""));
+    }
+    Status imported = ImportGraphDef(graph, graph_def, options);
+    if (imported.ok() && expected > 0) {
+      imported = FindReturnOutputs(graph, options->options, return_outputs);
+    }
+    c_api::Set(status, std::move(imported));
+  });
 }
 
 }  // extern "C"

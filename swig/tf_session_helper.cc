@@ -102,8 +102,8 @@ bool RaiseIfError(const TF_Status* status) {
     PyErr_SetObject(PyExc_RuntimeError, text.get());
     return false;
   }
-  PyRef error(PyObject_CallFunctionObjArgs(error_class.get(), Py_None, Py_None, text.get(),
-                                           nullptr));
+  PyRef error(
+      PyObject_CallFunctionObjArgs(error_class.get(), Py_None, Py_None, text.get(), nullptr));
   if (error) PyErr_SetObject(error_class.get(), error.get());
   return false;
 }
@@ -304,8 +304,8 @@ PyObject* TW_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_nam
 }
 
 void TW_GraphImportGraphDef(TF_Graph* graph, const void* proto, size_t proto_len,
-                            const char* prefix, PyObject* input_map,
-                            PyObject* control_dependencies, TF_Status* status) {
+                            const char* prefix, PyObject* input_map, PyObject* control_dependencies,
+                            PyObject* return_outputs, TF_Status* status) {
   struct Mapping {
     std::string source;
     int index;
@@ -326,6 +326,15 @@ void TW_GraphImportGraphDef(TF_Graph* graph, const void* proto, size_t proto_len
   }
   std::vector<TF_Operation*> controls;
   if (!tensorweave::OperationsFromPython(control_dependencies, &controls)) return;
+  if (!tensorweave::CheckList(return_outputs, "return_outputs")) return;
+  PyRef returns(PySequence_Fast(return_outputs, "return_outputs must be a list"));
+  std::vector<std::pair<std::string, int>> wanted;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(returns.get()); ++i) {
+    const char* name;
+    int index;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(returns.get(), i), "si", &name, &index)) return;
+    wanted.emplace_back(name, index);
+  }
 
   std::unique_ptr<TF_ImportGraphDefOptions, void (*)(TF_ImportGraphDefOptions*)> options(
       TF_NewImportGraphDefOptions(), TF_DeleteImportGraphDefOptions);
@@ -337,15 +346,20 @@ void TW_GraphImportGraphDef(TF_Graph* graph, const void* proto, size_t proto_len
   for (TF_Operation* control : controls) {
     TF_ImportGraphDefOptionsAddControlDependency(options.get(), control);
   }
+  for (const auto& [name, index] : wanted) {
+    TF_ImportGraphDefOptionsAddReturnOutput(options.get(), name.c_str(), index);
+  }
+  std::vector<TF_Output> found(wanted.size());
   const TF_Buffer graph_def{proto, proto_len, nullptr};
   tensorweave::WithoutGil unlocked;
-  TF_GraphImportGraphDef(graph, &graph_def, options.get(), status);
+  TF_GraphImportGraphDefWithReturnOutputs(graph, &graph_def, options.get(), found.data(),
+                                          static_cast<int>(found.size()), status);
 }
 
-TF_Session* TW_NewSession(TF_Graph* graph, const char* target, const void* proto,
-                          size_t proto_len, TF_Status* status) {
-  std::unique_ptr<TF_SessionOptions, void (*)(TF_SessionOptions*)> options(
-      TF_NewSessionOptions(), TF_DeleteSessionOptions);
+TF_Session* TW_NewSession(TF_Graph* graph, const char* target, const void* proto, size_t proto_len,
+                          TF_Status* status) {
+  std::unique_ptr<TF_SessionOptions, void (*)(TF_SessionOptions*)> options(TF_NewSessionOptions(),
+                                                                           TF_DeleteSessionOptions);
   TF_SetTarget(options.get(), target);
   if (proto_len > 0) {
     TF_SetConfig(options.get(), proto, proto_len, status);

@@ -85,10 +85,13 @@ PyObject* TW_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_nam
 // Imports a serialized GraphDef (`proto`) under `prefix` ("" for none).
 //   input_map             list of (source name, source index, (op, index))
 //   control_dependencies  list of operations every imported op runs after
+//   return_outputs        list of (name, index) of the GraphDef that must
+//                         exist, checked before anything is added
 // The GIL is released during the import.
 void TW_GraphImportGraphDef(TF_Graph* graph, const void* proto, size_t proto_len,
                             const char* prefix, PyObject* input_map,
-                            PyObject* control_dependencies, TF_Status* status);
+                            PyObject* control_dependencies, PyObject* return_outputs,
+                            TF_Status* status);
 
 // A session on `graph` with `target` and a serialized ConfigProto (`proto`,
 // may be empty). The GIL is released while the session starts.

@@ -392,6 +392,20 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
     TW_RETURN_IF_ERROR(InOutTypesForNode(def, *op_def, &node.input_types, &node.output_types));
   }
 
+  // The outputs the caller will ask for exist.
+  for (const auto& [name, index] : options.return_outputs) {
+    auto found = by_name.find(name);
+    if (found == by_name.end()) {
+      return errors::InvalidArgument("Requested return output '", Printable(name), ":", index,
+                                     "' names no node of the GraphDef");
+    }
+    const int num_outputs = static_cast<int>(pending[found->second].output_types.size());
+    if (index < 0 || index >= num_outputs) {
+      return errors::InvalidArgument("Requested return output '", name, ":", index, "' but node '",
+                                     name, "' has ", num_outputs, " output(s)");
+    }
+  }
+
   // Phase 2: every input resolves to a real output of a compatible dtype.
   std::unordered_map<std::string, PendingNode::Source> input_map;
   TW_RETURN_IF_ERROR(CanonicalInputMap(options, *graph, &input_map));

@@ -27,6 +27,10 @@ struct ImportGraphDefOptions {
   // When true, inputs that name nodes absent from the GraphDef may refer to
   // nodes already in `graph` (used by session Extend).
   bool allow_inputs_to_existing_nodes = false;
+  // Outputs (GraphDef node name, output index) the caller will ask for after
+  // the import, as TensorFlow's return tensors: each must name a node of the
+  // GraphDef and one of its outputs, checked before anything is added.
+  std::vector<std::pair<std::string, int>> return_outputs;
   // True for GraphDefs that come from outside the runtime (the C API, the
   // Python front end, Session::Create/Extend): every node must pass
   // ValidateUserNode. Only graphs the runtime built itself (partitions, and

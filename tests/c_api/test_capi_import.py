@@ -179,3 +179,63 @@ def test_TF_ImportGraphDefOptionsAddControlDependency(api, lib, graph, options):
     # The roots wait for `first`; y already waits for them through its inputs.
     assert gated == {"g/x", "g/two"}
     assert lib.TF_OperationNumControlOutputs(first) == 2
+
+
+def import_with_return_outputs(api, graph, graph_def, options, room):
+    """TF_GraphImportGraphDefWithReturnOutputs with `room` outputs; returns
+    (code, message, outputs)."""
+    lib, ffi = api.lib, api.ffi
+    data = graph_def.SerializeToString()
+    buffer = lib.TF_NewBufferFromString(data, len(data))
+    status = lib.TF_NewStatus()
+    outputs = ffi.new("TF_Output[]", max(room, 1))
+    lib.TF_GraphImportGraphDefWithReturnOutputs(graph, buffer, options, outputs, room, status)
+    result = api.code(status), api.message(status), [outputs[i] for i in range(room)]
+    lib.TF_DeleteStatus(status)
+    lib.TF_DeleteBuffer(buffer)
+    return result
+
+
+def test_TF_ImportGraphDefOptionsAddReturnOutput_appends(lib, options):
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"y", 0)
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"x", 0)
+    assert lib.TF_ImportGraphDefOptionsNumReturnOutputs(options) == 2
+
+
+def test_TF_ImportGraphDefOptionsNumReturnOutputs_starts_at_zero_and_accepts_null(api, lib,
+                                                                                 options):
+    assert lib.TF_ImportGraphDefOptionsNumReturnOutputs(options) == 0
+    assert lib.TF_ImportGraphDefOptionsNumReturnOutputs(api.ffi.NULL) == 0
+
+
+def test_TF_GraphImportGraphDefWithReturnOutputs_finds_imported_and_mapped(api, lib, graph,
+                                                                           options):
+    mine = api.placeholder(graph, "mine", shape=[-1, 2])
+    lib.TF_ImportGraphDefOptionsSetPrefix(options, b"g")
+    lib.TF_ImportGraphDefOptionsAddInputMapping(options, b"x", 0, api.output(mine))
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"y", 0)
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"x", 0)  # mapped: mine
+    code, message, outputs = import_with_return_outputs(api, graph, affine_graph_def(api),
+                                                        options, 2)
+    assert code == CODES["OK"], message
+    assert outputs[0].oper == lib.TF_GraphOperationByName(graph, b"g/y")
+    assert outputs[0].index == 0
+    assert outputs[1].oper == mine
+
+
+@pytest.mark.parametrize("name,index", [(b"y", 1), (b"y", -1), (b"nothing", 0)])
+def test_TF_GraphImportGraphDefWithReturnOutputs_missing_output_adds_nothing(
+        api, lib, graph, options, name, index):
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, name, index)
+    code, message, _ = import_with_return_outputs(api, graph, affine_graph_def(api), options, 1)
+    assert code == CODES["INVALID_ARGUMENT"]
+    assert "Requested return output" in message
+    assert names(api, graph) == []
+
+
+def test_TF_GraphImportGraphDefWithReturnOutputs_wrong_room_adds_nothing(api, lib, graph,
+                                                                         options):
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"y", 0)
+    code, _, _ = import_with_return_outputs(api, graph, affine_graph_def(api), options, 2)
+    assert code == CODES["INVALID_ARGUMENT"]
+    assert names(api, graph) == []

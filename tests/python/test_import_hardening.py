@@ -70,6 +70,15 @@ def test_a_missing_return_element_leaves_the_graph_unchanged():
     assert "Requested return tensor 'nope:0' not found in graph def" in message
 
 
+def test_a_return_tensor_past_the_last_output_leaves_the_graph_unchanged():
+    # "y" exists but has one output: only the C++ import knows, and it checks
+    # before adding anything.
+    message = failing_import(small_graph_def(), return_elements=["y:5"])
+    assert "Requested return output 'y:5' but node 'y' has 1 output(s)" in message
+    assert "Requested return tensor" in failing_import(small_graph_def(),
+                                                       return_elements=[f"y:{2**31}"])
+
+
 def test_an_unused_input_map_key_is_a_value_error():
     message = failing_import(small_graph_def(), input_map={"zz:0": None, "c:0": None})
     assert message == "Attempted to map inputs that were not found in graph_def: [zz:0]"

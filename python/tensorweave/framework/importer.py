@@ -36,10 +36,17 @@ def _check_before_import(graph_def, input_map, return_elements):
     for element in return_elements or ():
         if ":" in element:
             op_name, index = _parse_tensor_name(element)
-            if op_name not in node_names or f"{op_name}:{index}" != element:
+            if (op_name not in node_names or f"{op_name}:{index}" != element
+                    or index >= 2**31):
                 raise ValueError(f"Requested return tensor '{element}' not found in graph def")
         elif element not in node_names:
             raise ValueError(f"Requested return node '{element}' not found in graph def")
+
+
+def _return_outputs(return_elements):
+    """The (name, index) of each tensor in return_elements: the C++ import
+    checks that each output exists before it adds anything."""
+    return [_parse_tensor_name(e) for e in return_elements or () if ":" in e]
 
 
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
@@ -81,7 +88,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         with graph._lock:
             try:
                 c_api.TW_GraphImportGraphDef(graph._c_graph, graph_def.SerializeToString(),
-                                             prefix, mappings, [op._c_op for op in controls])
+                                             prefix, mappings, [op._c_op for op in controls],
+                                             _return_outputs(return_elements))
             except errors.OpError as error:
                 # A bad GraphDef is a graph-building error: ValueError, as in TensorFlow.
                 raise ValueError(error.message) from None
