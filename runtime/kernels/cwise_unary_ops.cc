@@ -10,22 +10,39 @@
 namespace tensorweave {
 namespace {
 
+// Integer Neg, Square and Abs wrap in two's complement as TensorFlow's do
+// (Neg(INT_MIN) and Abs(INT_MIN) are INT_MIN) instead of overflowing.
+template <typename A>
+constexpr bool kIsIntegerExpr = std::is_integral_v<std::remove_const_t<typename A::Scalar>>;
+
 struct NegExpr {
   template <typename A>
   auto operator()(const A& a) const {
-    return -a;
+    if constexpr (kIsIntegerExpr<A>) {
+      return a.unaryExpr(WrappingNegFn());
+    } else {
+      return -a;
+    }
   }
 };
 struct SquareExpr {
   template <typename A>
   auto operator()(const A& a) const {
-    return a.square();
+    if constexpr (kIsIntegerExpr<A>) {
+      return a.unaryExpr(WrappingSquareFn());
+    } else {
+      return a.square();
+    }
   }
 };
 struct AbsExpr {
   template <typename A>
   auto operator()(const A& a) const {
-    return a.abs();
+    if constexpr (kIsIntegerExpr<A>) {
+      return a.unaryExpr(WrappingAbsFn());
+    } else {
+      return a.abs();
+    }
   }
 };
 struct SqrtExpr {
