@@ -90,13 +90,42 @@ void EigenBlockAnyOrder(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, i
   if (g.transpose_a && g.transpose_b) EigenBlock<T, kCol, kCol>(g, r0, r1, c0, c1);
 }
 
+// The same block for integers, whose sums of products wrap in two's
+// complement as TensorFlow's do: a plain loop in unsigned arithmetic, since
+// Eigen's integer product overflows signed values (undefined behaviour).
+// Integer products are rare and small, so the loop keeps to simple order.
+template <typename T>
+void WrappingIntegerBlock(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  using Unsigned = WrappingUnsigned<T>;
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  const int64_t a_row = g.transpose_a ? 1 : g.k, a_step = g.transpose_a ? g.m : 1;
+  const int64_t b_col = g.transpose_b ? g.k : 1, b_step = g.transpose_b ? 1 : g.n;
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int64_t col = c0; col < c1; ++col) {
+      const T* x = a + r * a_row;
+      const T* y = b + col * b_col;
+      Unsigned sum = 0;
+      for (int64_t p = 0; p < g.k; ++p) {
+        sum += static_cast<Unsigned>(x[p * a_step]) * static_cast<Unsigned>(y[p * b_step]);
+      }
+      c[r * g.n + col] = static_cast<T>(sum);
+    }
+  }
+}
+
 template <typename T>
 void ComputeBlock(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  if constexpr (std::is_same<T, float>::value) {
-    const double work = static_cast<double>(g.m) * g.k * g.n;
-    if (work >= kOneDnnMinWork && OneDnnBlock(g, r0, r1, c0, c1)) return;
+  if constexpr (std::is_integral<T>::value) {
+    WrappingIntegerBlock<T>(g, r0, r1, c0, c1);
+  } else {
+    if constexpr (std::is_same<T, float>::value) {
+      const double work = static_cast<double>(g.m) * g.k * g.n;
+      if (work >= kOneDnnMinWork && OneDnnBlock(g, r0, r1, c0, c1)) return;
+    }
+    EigenBlockAnyOrder<T>(g, r0, r1, c0, c1);
   }
-  EigenBlockAnyOrder<T>(g, r0, r1, c0, c1);
 }
 
 }  // namespace

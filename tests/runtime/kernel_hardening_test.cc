@@ -166,6 +166,25 @@ TEST(KernelHardening, IntegerBinaryOpsWrap) {
   ExpectBinary<int64_t>("Add", Vector<int64_t>({kInt64Max}), Vector<int64_t>({kInt64Max}), {-2});
 }
 
+TEST(KernelHardening, IntegerSquaredDifferenceAndMatMulWrap) {
+  ExpectBinary<int32_t>("SquaredDifference", Vector<int32_t>({kInt32Max, 5}),
+                        Vector<int32_t>({kInt32Min, 2}), {1, 9});
+  KernelRunner matmul(NodeBuilder("MatMul").Attr("T", DT_INT64).Build());
+  // [MAX, 2] x [[2], [MAX]]: 2 MAX + 2 MAX wraps to -4.
+  TW_ASSERT_OK(matmul.Compute(
+      {MakeTensor<int64_t>({1, 2}, {kInt64Max, 2}), MakeTensor<int64_t>({2, 1}, {2, kInt64Max})}));
+  ExpectValues<int64_t>(matmul.output(0), {1, 1}, {-4});
+  KernelRunner transposed(NodeBuilder("MatMul")
+                              .Attr("T", DT_INT32)
+                              .Attr("transpose_a", true)
+                              .Attr("transpose_b", true)
+                              .Build());
+  TW_ASSERT_OK(transposed.Compute(
+      {MakeTensor<int32_t>({2, 2}, {1, 2, 3, 4}), MakeTensor<int32_t>({2, 2}, {5, 6, 7, 8})}));
+  // a^T = [[1, 3], [2, 4]], b^T = [[5, 7], [6, 8]].
+  ExpectValues<int32_t>(transposed.output(0), {2, 2}, {23, 31, 34, 46});
+}
+
 TEST(KernelHardening, IntegerAddNAndBiasAddWrap) {
   KernelRunner add_n(NodeBuilder("AddN").Attr("T", DT_INT32).Attr("N", 3).Build());
   TW_ASSERT_OK(add_n.Compute(
