@@ -37,7 +37,7 @@ def test_range_near_the_int64_limits_is_exact():
     with tf.Graph().as_default():
         r = tf.range(tf.constant(INT64_MIN), tf.constant(INT64_MAX), tf.constant(2**62))
         assert r.shape.as_list() == [4]
-        np.testing.assert_array_equal(run(r), [INT64_MIN, -2**62, 0, 2**62])
+        np.testing.assert_array_equal(run(r), [INT64_MIN, -(2**62), 0, 2**62])
         start = tf.placeholder(tf.int64, [])
         big = tf.range(start, tf.constant(INT64_MAX), tf.constant(1, tf.int64))
         with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
