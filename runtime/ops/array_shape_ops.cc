@@ -86,6 +86,10 @@ Status ExpandDimsShape(InferenceContext* c) {
   if (known && dim.size() != 1) {
     return c->Error("'dim' must be a tensor with a single value, got ", dim.size(), " values");
   }
+  if (rank >= kMaxRank) {
+    return c->Error("ExpandDims of a rank-", rank, " tensor would exceed the largest rank (",
+                    kMaxRank, ")");
+  }
   if (rank < 0 || !known) {
     c->set_output(0, rank < 0 ? PartialTensorShape() : PartialTensorShape::UnknownDims(rank + 1));
     return Status::OK();

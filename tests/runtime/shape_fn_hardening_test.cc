@@ -85,6 +85,9 @@ TEST(ShapeFnHardening, ExpandDimsAndPackPastTheRankLimitAreErrors) {
   const Tensor zero = Scalar<int32_t>(0);
   ExpectInferError(NodeBuilder("ExpandDims").Attr("T", DT_FLOAT).Build(),
                    {Partial(max_rank), Partial({})}, {nullptr, &zero}, "254");
+  // With the axis unknown the output's rank is still known to be too big.
+  ExpectInferError(NodeBuilder("ExpandDims").Attr("T", DT_FLOAT).Build(),
+                   {Partial(max_rank), Partial({})}, {}, "254");
   ExpectInferError(NodeBuilder("Pack").Attr("T", DT_FLOAT).Attr("N", 1).Build(),
                    {Partial(max_rank)}, {}, "254");
 }
