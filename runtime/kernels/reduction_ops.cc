@@ -99,13 +99,31 @@ struct ReductionPlan {
   }
 };
 
+// The wrapping sum of `values[0, count)`. Accumulates in kLanes unsigned
+// lanes of fixed count so that GCC vectorizes the loop at -O2 (its cheap
+// cost model leaves a plain running sum scalar, measured 2x slower).
+template <typename T>
+T WrappingSum(const T* values, int64_t count) {
+  using U = WrappingUnsigned<T>;
+  constexpr int kLanes = 16;
+  U lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] += static_cast<U>(values[i + j]);
+  }
+  U total = 0;
+  for (int j = 0; j < kLanes; ++j) total += lanes[j];
+  for (; i < count; ++i) total += static_cast<U>(values[i]);
+  return static_cast<T>(total);
+}
+
 // Each row is reduced with a full (rank-0) Eigen reduction: Eigen's
 // partial reduction over the inner dim of a 2-D map measured 5-9x slower
 // (0.86 ns against 0.10 ns per float for rows of 64).
 //
 // Integer Sum, Mean and Prod wrap in two's complement, as TensorFlow's do,
 // instead of overflowing: `kWraps` reducers reduce a row with a plain loop
-// of WrappingAdd/WrappingMul (ReduceWrapping) rather than Eigen's sum() and
+// (WrappingSum, or WrappingMul for Prod) rather than Eigen's sum() and
 // prod(), whose scalar paths overflow.
 template <typename T>
 struct SumReducer {
@@ -115,11 +133,7 @@ struct SumReducer {
   static auto ReduceAll(const Row& row) {
     return row.sum();
   }
-  static T ReduceWrapping(const T* row, int64_t length) {
-    T total = T{0};
-    for (int64_t i = 0; i < length; ++i) total = WrappingAdd(total, row[i]);
-    return total;
-  }
+  static T ReduceWrapping(const T* row, int64_t length) { return WrappingSum(row, length); }
   template <typename A, typename B>
   static auto Combine(const A& a, const B& b) {
     return AddExpr()(a, b);
