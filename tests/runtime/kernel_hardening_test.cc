@@ -251,6 +251,31 @@ TEST(KernelHardening, IntegerDivisionByZeroIsAnError) {
   }
 }
 
+// A DT_BOOL condition holding a byte other than 0 and 1 (as tensor_content
+// may give) means true; loading it as a C++ bool was undefined
+// (hardening_findings.md, Select, op_sweep seed 7 case 100).
+TEST(KernelHardening, SelectReadsConditionBytesAsNonZero) {
+  Tensor cond(DT_BOOL, TensorShape({3}));
+  uint8_t* bytes = static_cast<uint8_t*>(cond.raw_data());
+  bytes[0] = 2;
+  bytes[1] = 0;
+  bytes[2] = 255;
+  const Tensor t = Vector<float>({1, 2, 3}), e = Vector<float>({-1, -2, -3});
+  for (const char* op : {"Select", "SelectV2"}) {
+    KernelRunner select(NodeBuilder(op).Attr("T", DT_FLOAT).Build());
+    TW_ASSERT_OK(select.Compute({cond, t, e}));
+    ExpectValues<float>(select.output(0), {3}, {1, -2, 3});
+    Tensor scalar(DT_BOOL, TensorShape());
+    *static_cast<uint8_t*>(scalar.raw_data()) = 2;
+    TW_ASSERT_OK(select.Compute({scalar, t, e}));
+    ExpectValues<float>(select.output(0), {3}, {1, 2, 3});
+  }
+  KernelRunner rows(NodeBuilder("Select").Attr("T", DT_FLOAT).Build());
+  TW_ASSERT_OK(rows.Compute(
+      {cond, MakeTensor<float>({3, 1}, {1, 2, 3}), MakeTensor<float>({3, 1}, {-1, -2, -3})}));
+  ExpectValues<float>(rows.output(0), {3, 1}, {1, -2, 3});
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace tensorweave
