@@ -1,5 +1,6 @@
 // AddN: the elementwise sum of N tensors of one shape (no broadcasting, as
 // in TensorFlow).
+#include "runtime/kernels/cwise_binary.h"
 #include "runtime/kernels/eigen_helpers.h"
 
 namespace tensorweave {
@@ -34,10 +35,10 @@ class AddNOp : public OpKernel {
                 [&](int64_t begin, int64_t end) {
                   const int64_t length = end - begin;
                   EigenVector<T> sum(out + begin, length);
-                  sum = ConstEigenVector<T>(inputs[0] + begin, length) +
-                        ConstEigenVector<T>(inputs[1] + begin, length);
+                  sum = AddExpr()(ConstEigenVector<T>(inputs[0] + begin, length),
+                                  ConstEigenVector<T>(inputs[1] + begin, length));
                   for (int i = 2; i < n; ++i) {
-                    sum = sum + ConstEigenVector<T>(inputs[i] + begin, length);
+                    sum = AddExpr()(sum, ConstEigenVector<T>(inputs[i] + begin, length));
                   }
                 });
   }

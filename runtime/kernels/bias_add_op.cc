@@ -54,7 +54,6 @@ class BiasAddOp : public BiasOpBase {
     RunBinary<T, T, EigenBinaryLoops<T, T, AddExpr>>(
         ctx, broadcast, value.data<T>(), bias.data<T>(), output->data<T>(), kCheapCycles);
   }
-
 };
 
 #define TW_REGISTER_BIAS_ADD(T) \
@@ -94,19 +93,18 @@ class BiasAddGradOp : public BiasOpBase {
           for (int64_t o = begin; o < end; ++o) {
             const T* block = in + o * channels * inner;
             if (inner == 1) {
-              for (int64_t c = 0; c < channels; ++c) partial[c] += block[c];
+              for (int64_t c = 0; c < channels; ++c) partial[c] = WrappingAdd(partial[c], block[c]);
             } else {
               for (int64_t c = 0; c < channels; ++c) {
                 T sum = 0;
-                for (int64_t i = 0; i < inner; ++i) sum += block[c * inner + i];
-                partial[c] += sum;
+                for (int64_t i = 0; i < inner; ++i) sum = WrappingAdd(sum, block[c * inner + i]);
+                partial[c] = WrappingAdd(partial[c], sum);
               }
             }
           }
         },
         output->data<T>());
   }
-
 };
 
 #define TW_REGISTER_BIAS_ADD_GRAD(T)                                                     \

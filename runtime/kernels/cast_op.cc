@@ -2,7 +2,12 @@
 //
 // Conversions follow C++ except where C++ leaves them undefined: a float
 // converted to an integer saturates at the integer's range and NaN becomes
-// 0 (numpy and TensorFlow on x86 give the hardware's "indefinite" value).
+// 0. numpy and TensorFlow on x86 give the hardware's "indefinite" value
+// instead (INT_MIN for every out-of-range input, whatever its sign), which
+// is neither portable (ARM saturates) nor expressible in C++ without
+// undefined behaviour; saturation is defined for every input, the same on
+// every CPU, keeps the input's sign, and is what TensorFlow's
+// saturate_cast gives. NaN has no nearest integer, so it maps to 0.
 // Integer narrowing wraps, and anything converted to bool is "!= 0".
 // `Truncate` only matters for half and bfloat16 targets, which have no
 // kernels here, so it is accepted and has no effect.

@@ -31,7 +31,9 @@ void ChunkedSum(const OpKernelContext* ctx, int64_t rows, int64_t width, double 
   });
   for (int64_t j = 0; j < width; ++j) {
     Acc total = 0;
-    for (int64_t chunk = 0; chunk < chunks; ++chunk) total += partials[chunk * width + j];
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      total = WrappingAdd(total, partials[chunk * width + j]);  // integers wrap
+    }
     out[j] = static_cast<T>(total);
   }
 }

@@ -5,6 +5,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/strided_copy.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 
 namespace tensorweave {
@@ -74,7 +75,9 @@ class ConcatV2Op : public OpKernel {
                         " in both shapes must be equal: shape[0] = ", first.shape().DebugString(),
                         " vs. shape[", i, "] = ", input.shape().DebugString()));
       }
-      axis_total += input.dim_size(axis);
+      OP_REQUIRES(ctx, AddWithoutOverflow(axis_total, input.dim_size(axis), &axis_total),
+                  errors::InvalidArgument("ConcatOp : the concatenated dimension ", axis,
+                                          " overflows: its sizes add up past ", kMaxElements));
     }
     OP_REQUIRES_OK(ctx, shape.SetDim(axis, axis_total));
     Tensor* out = nullptr;
@@ -159,7 +162,10 @@ class SplitVOp : public OpKernel {
       OP_REQUIRES(ctx, sizes[i] >= 0 && sizes[i] <= total,
                   errors::InvalidArgument("size_splits may hold one -1 and otherwise sizes in [0, ",
                                           total, "], got [", StrJoin(sizes, ","), "]"));
-      known_sum += sizes[i];
+      // Each size is at most total (<= 2^62), but many of them may not add up.
+      OP_REQUIRES(ctx, AddWithoutOverflow(known_sum, sizes[i], &known_sum),
+                  errors::InvalidArgument("size_splits [", StrJoin(sizes, ","), "] add up past ",
+                                          kMaxElements));
     }
     OP_REQUIRES(ctx, (infer_at < 0 && known_sum == total) || (infer_at >= 0 && known_sum <= total),
                 errors::InvalidArgument("Determined shape must either match input shape along "

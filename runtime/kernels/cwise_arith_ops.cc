@@ -11,18 +11,21 @@
 namespace tensorweave {
 namespace {
 
-struct SubExpr {
+struct PlainSub {
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
     return a - b;
   }
 };
-struct MulExpr {
+struct PlainMul {
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
     return a * b;
   }
 };
+// Integer Sub and Mul wrap on overflow, as Add does (cwise_binary.h).
+using SubExpr = WrappingBinaryExpr<WrappingSubFn, PlainSub>;
+using MulExpr = WrappingBinaryExpr<WrappingMulFn, PlainMul>;
 struct DivExpr {
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {

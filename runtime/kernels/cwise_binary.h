@@ -66,13 +66,30 @@ class BinaryBroadcast {
 // True when the two shapes broadcast (for Equal's incompatible_shape_error).
 bool ShapesBroadcast(const TensorShape& x, const TensorShape& y);
 
-// x + y as an Eigen expression (shared by Add, AddV2 and BiasAdd).
-struct AddExpr {
+// An Eigen expression of `a (op) b` where integers wrap in two's
+// complement (as TensorFlow's kernels do on overflow) instead of
+// overflowing: `Wrapping` is the integer functor, `Plain` the operator for
+// floating types.
+template <typename Wrapping, typename Plain>
+struct WrappingBinaryExpr {
+  template <typename A, typename B>
+  auto operator()(const A& a, const B& b) const {
+    if constexpr (std::is_integral_v<std::remove_const_t<typename A::Scalar>>) {
+      return a.binaryExpr(b, Wrapping());
+    } else {
+      return Plain()(a, b);
+    }
+  }
+};
+struct PlainAdd {
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
     return a + b;
   }
 };
+
+// x + y as an Eigen expression (shared by Add, AddV2, BiasAdd and AddN).
+using AddExpr = WrappingBinaryExpr<WrappingAddFn, PlainAdd>;
 
 // The three flat loops, written as Eigen expressions of `Expr`, a functor
 // mapping two Eigen expressions to one (a + b, a < b, ...).

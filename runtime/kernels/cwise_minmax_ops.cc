@@ -1,6 +1,8 @@
 // Maximum, Minimum and SquaredDifference with numpy broadcasting, for
 // float, double, int32 and int64. Maximum and Minimum propagate NaN, as
 // numpy's maximum/minimum do (not fmax/fmin).
+#include <type_traits>
+
 #include "runtime/kernels/cwise_binary.h"
 
 namespace tensorweave {
@@ -18,10 +20,23 @@ struct MinimumExpr {
     return a.template cwiseMin<Eigen::PropagateNaN>(b);
   }
 };
+// Integers wrap in two's complement, as TensorFlow's do, instead of
+// overflowing.
+struct WrappingSquaredDifferenceFn {
+  template <typename T>
+  T operator()(const T& a, const T& b) const {
+    const T difference = WrappingSub(a, b);
+    return WrappingMul(difference, difference);
+  }
+};
 struct SquaredDifferenceExpr {
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
-    return (a - b).square();
+    if constexpr (std::is_integral_v<std::remove_const_t<typename A::Scalar>>) {
+      return a.binaryExpr(b, WrappingSquaredDifferenceFn());
+    } else {
+      return (a - b).square();
+    }
   }
 };
 

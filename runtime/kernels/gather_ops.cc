@@ -11,6 +11,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/strided_copy.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 
 namespace tensorweave {
@@ -201,7 +202,7 @@ class UnsortedSegmentSumOp : public OpKernel {
                                           " is out of range [0, ", segments, ")"));
       T* row = sums + ids[i] * inner;
       const T* from = in + i * inner;
-      for (int64_t k = 0; k < inner; ++k) row[k] += from[k];
+      for (int64_t k = 0; k < inner; ++k) row[k] = WrappingAdd(row[k], from[k]);
     }
   }
 };
@@ -219,31 +220,14 @@ class RangeOp : public OpKernel {
     const T start = ctx->input(0).data<T>()[0];
     const T limit = ctx->input(1).data<T>()[0];
     const T delta = ctx->input(2).data<T>()[0];
-    OP_REQUIRES(ctx, delta != 0, errors::InvalidArgument("Requires delta != 0: ", delta));
-    OP_REQUIRES(
-        ctx, delta < 0 || start <= limit,
-        errors::InvalidArgument("Requires start <= limit when delta > 0: ", start, "/", limit));
-    OP_REQUIRES(
-        ctx, delta > 0 || start >= limit,
-        errors::InvalidArgument("Requires start >= limit when delta < 0: ", start, "/", limit));
-    int64_t size;
-    if constexpr (std::is_integral_v<T>) {
-      // In 64 bits, so that limit - start cannot overflow T.
-      const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
-      const int64_t step = std::abs(static_cast<int64_t>(delta));
-      size = span / step + (span % step != 0 ? 1 : 0);
-    } else {
-      const double count = std::ceil(std::fabs((static_cast<double>(limit) - start) / delta));
-      OP_REQUIRES(ctx, std::isfinite(count) && count < static_cast<double>(kMaxElements),
-                  errors::InvalidArgument("Range of ", count, " elements is too large"));
-      size = static_cast<int64_t>(count);
-    }
+    int64_t size = 0;
+    OP_REQUIRES_OK(ctx, RangeCount<T>(start, limit, delta, &size));
     TensorShape shape;
     OP_REQUIRES_OK(ctx, TensorShape::Build({size}, &shape));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     T* data = out->data<T>();
-    for (int64_t i = 0; i < size; ++i) data[i] = static_cast<T>(start + i * delta);
+    for (int64_t i = 0; i < size; ++i) data[i] = RangeElement<T>(start, delta, i);
   }
 };
 

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <type_traits>
 #include <unsupported/Eigen/CXX11/Tensor>
+#include <vector>
 
 namespace tensorweave {
 namespace {
@@ -90,13 +91,44 @@ void EigenBlockAnyOrder(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, i
   if (g.transpose_a && g.transpose_b) EigenBlock<T, kCol, kCol>(g, r0, r1, c0, c1);
 }
 
+// The same block for integers, whose sums of products wrap in two's
+// complement as TensorFlow's do: plain loops in unsigned arithmetic, since
+// Eigen's integer product overflows signed values (undefined behaviour).
+// Each row of c accumulates a[r, p] * b[p, :] over p, so that b's rows are
+// read contiguously (unless b is transposed) and the inner loop vectorizes.
+template <typename T>
+void WrappingIntegerBlock(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  using Unsigned = WrappingUnsigned<T>;
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  // Element (r, p) of op(a) is a[r * a_row + p * a_step]; (p, col) of op(b)
+  // is b[p * b_row + col * b_step].
+  const int64_t a_row = g.transpose_a ? 1 : g.k, a_step = g.transpose_a ? g.m : 1;
+  const int64_t b_row = g.transpose_b ? 1 : g.n, b_step = g.transpose_b ? g.k : 1;
+  std::vector<Unsigned> sums(c1 - c0);
+  for (int64_t r = r0; r < r1; ++r) {
+    std::fill(sums.begin(), sums.end(), Unsigned{0});
+    for (int64_t p = 0; p < g.k; ++p) {
+      const Unsigned x = static_cast<Unsigned>(a[r * a_row + p * a_step]);
+      const T* y = b + p * b_row + c0 * b_step;
+      for (int64_t j = 0; j < c1 - c0; ++j) sums[j] += x * static_cast<Unsigned>(y[j * b_step]);
+    }
+    for (int64_t j = 0; j < c1 - c0; ++j) c[r * g.n + c0 + j] = static_cast<T>(sums[j]);
+  }
+}
+
 template <typename T>
 void ComputeBlock(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  if constexpr (std::is_same<T, float>::value) {
-    const double work = static_cast<double>(g.m) * g.k * g.n;
-    if (work >= kOneDnnMinWork && OneDnnBlock(g, r0, r1, c0, c1)) return;
+  if constexpr (std::is_integral<T>::value) {
+    WrappingIntegerBlock<T>(g, r0, r1, c0, c1);
+  } else {
+    if constexpr (std::is_same<T, float>::value) {
+      const double work = static_cast<double>(g.m) * g.k * g.n;
+      if (work >= kOneDnnMinWork && OneDnnBlock(g, r0, r1, c0, c1)) return;
+    }
+    EigenBlockAnyOrder<T>(g, r0, r1, c0, c1);
   }
-  EigenBlockAnyOrder<T>(g, r0, r1, c0, c1);
 }
 
 }  // namespace

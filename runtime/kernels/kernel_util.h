@@ -1,12 +1,15 @@
 // Helpers every CPU kernel may use without compiling Eigen's Tensor module:
 // a parallel-for over the device's Eigen thread pool that keeps small work
-// on the calling thread, rough per-element costs, and a base class for
-// kernels that are always cheap.
+// on the calling thread, rough per-element costs, integer arithmetic that
+// wraps instead of being undefined, and a base class for kernels that are
+// always cheap.
 #ifndef TENSORWEAVE_KERNELS_KERNEL_UTIL_H_
 #define TENSORWEAVE_KERNELS_KERNEL_UTIL_H_
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 
 #include "runtime/framework/op_kernel.h"
 
@@ -44,6 +47,101 @@ void ParallelFor(const OpKernelContext* ctx, int64_t total, double bytes_per_uni
   }
   ParallelForOnPool(pool, total, bytes_per_unit, cycles_per_unit, std::ref(fn));
 }
+
+// Two's-complement wrapping integer arithmetic, the result TensorFlow's
+// kernels give on overflow, without C++'s undefined behaviour: the
+// operation runs in an unsigned type at least as wide as int (so that
+// small types are not promoted back to signed int) and the bits are
+// converted back. Floating types use the plain operators.
+template <typename T>
+using WrappingUnsigned =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <typename T>
+T WrappingAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = WrappingUnsigned<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+T WrappingSub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = WrappingUnsigned<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+T WrappingMul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = WrappingUnsigned<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+T WrappingNeg(T a) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = WrappingUnsigned<T>;
+    return static_cast<T>(U{0} - static_cast<U>(a));
+  } else {
+    return -a;
+  }
+}
+// |INT_MIN| wraps to INT_MIN, as in TensorFlow.
+template <typename T>
+T WrappingAbs(T a) {
+  if constexpr (std::is_signed_v<T> && std::is_integral_v<T>) {
+    return a < T(0) ? WrappingNeg(a) : a;
+  } else if constexpr (std::is_integral_v<T>) {
+    return a;
+  } else {
+    return std::abs(a);
+  }
+}
+
+// The same as functors for Eigen's unaryExpr and binaryExpr.
+struct WrappingAddFn {
+  template <typename T>
+  T operator()(const T& a, const T& b) const {
+    return WrappingAdd(a, b);
+  }
+};
+struct WrappingSubFn {
+  template <typename T>
+  T operator()(const T& a, const T& b) const {
+    return WrappingSub(a, b);
+  }
+};
+struct WrappingMulFn {
+  template <typename T>
+  T operator()(const T& a, const T& b) const {
+    return WrappingMul(a, b);
+  }
+};
+struct WrappingNegFn {
+  template <typename T>
+  T operator()(const T& a) const {
+    return WrappingNeg(a);
+  }
+};
+struct WrappingSquareFn {
+  template <typename T>
+  T operator()(const T& a) const {
+    return WrappingMul(a, a);
+  }
+};
+struct WrappingAbsFn {
+  template <typename T>
+  T operator()(const T& a) const {
+    return WrappingAbs(a);
+  }
+};
 
 // A kernel that never does real work (Const, Identity, Shape, ...): the
 // executor runs it inline. Every other kernel keeps OpKernel's default

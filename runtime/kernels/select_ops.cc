@@ -51,15 +51,23 @@ class LogicalNotOp : public OpKernel {
   }
 };
 
+// A bool condition's bytes. A DT_BOOL tensor may hold bytes other than 0
+// and 1 (a GraphDef's tensor_content, or what a C caller wrote), and
+// loading such a byte as a C++ bool is undefined: conditions are read as
+// bytes, any non-zero byte meaning true.
+const uint8_t* ConditionBytes(const Tensor& cond) {
+  return static_cast<const uint8_t*>(cond.raw_data());
+}
+
 // Row r of the output (row_length elements) is row r of t when cond[r]
 // holds, else row r of e. Select's element-wise case is rows of one.
 template <typename Word>
-void SelectRows(const OpKernelContext* ctx, const bool* cond, const Word* t, const Word* e,
+void SelectRows(const OpKernelContext* ctx, const uint8_t* cond, const Word* t, const Word* e,
                 Word* out, int64_t rows, int64_t row_length) {
   ParallelFor(
       ctx, rows, row_length * 3 * sizeof(Word), row_length, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
-          const Word* source = cond[r] ? t : e;
+          const Word* source = cond[r] != 0 ? t : e;
           std::memcpy(out + r * row_length, source + r * row_length, row_length * sizeof(Word));
         }
       });
@@ -77,7 +85,7 @@ class SelectOp : public OpKernel {
                 errors::InvalidArgument("'then' and 'else' must have the same size. but received: ",
                                         t.shape().DebugString(), " vs. ", e.shape().DebugString()));
     if (cond.dims() == 0) {  // the whole of one input
-      ctx->set_output(0, cond.data<bool>()[0] ? t : e);
+      ctx->set_output(0, ConditionBytes(cond)[0] != 0 ? t : e);
       return;
     }
     const bool same_shape = cond.shape() == t.shape();
@@ -91,7 +99,7 @@ class SelectOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, t.shape(), &out));
     const int64_t rows = same_shape ? t.NumElements() : t.dim_size(0);
     const int64_t row_length = rows == 0 ? 0 : t.NumElements() / rows;
-    SelectRows<Word>(ctx, cond.data<bool>(), t.data<Word>(), e.data<Word>(), out->data<Word>(),
+    SelectRows<Word>(ctx, ConditionBytes(cond), t.data<Word>(), e.data<Word>(), out->data<Word>(),
                      rows, row_length);
   }
 };
@@ -124,7 +132,7 @@ class SelectV2Op : public OpKernel {
     const TensorShape& shape = all.output_shape();
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    const bool* c = cond.data<bool>();
+    const uint8_t* c = ConditionBytes(cond);
     const Word* ts = t.data<Word>();
     const Word* es = e.data<Word>();
     Word* z = out->data<Word>();
@@ -154,7 +162,7 @@ class SelectV2Op : public OpKernel {
         ei += index[i] * e_strides[i];
       }
       for (int64_t at = begin; at < end; ++at) {
-        z[at] = c[ci] ? ts[ti] : es[ei];
+        z[at] = c[ci] != 0 ? ts[ti] : es[ei];
         for (int i = rank - 1; i >= 0; --i) {  // next index, with carries
           ci += cond_strides[i];
           ti += t_strides[i];

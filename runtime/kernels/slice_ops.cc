@@ -5,6 +5,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/strided_copy.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/strided_slice_spec.h"
 
@@ -61,9 +62,10 @@ class SliceOp : public OpKernel {
     TensorShape shape;
     for (int d = 0; d < rank; ++d) {
       const int64_t dim = input.dim_size(d);
-      if (size[d] == -1) size[d] = dim - begin[d];
-      OP_REQUIRES(ctx,
-                  begin[d] >= 0 && begin[d] <= dim && size[d] >= 0 && size[d] <= dim - begin[d],
+      // begin is in [0, dim] before dim - begin is computed, so it cannot wrap.
+      const bool begin_fits = begin[d] >= 0 && begin[d] <= dim;
+      if (begin_fits && size[d] == -1) size[d] = dim - begin[d];
+      OP_REQUIRES(ctx, begin_fits && size[d] >= 0 && size[d] <= dim - begin[d],
                   errors::InvalidArgument("Expected begin[", d, "] in [0, ", dim, "] and size[", d,
                                           "] in [0, ", dim, " - begin], but got ", begin[d],
                                           " and ", size[d]));
@@ -256,7 +258,14 @@ class PadOp : public OpKernel {
       OP_REQUIRES(
           ctx, before[d] >= 0 && after >= 0,
           errors::InvalidArgument("Paddings must be non-negative: ", before[d], " ", after));
-      OP_REQUIRES_OK(ctx, shape.AddDim(input.dim_size(d) + before[d] + after));
+      int64_t padded;
+      OP_REQUIRES(ctx,
+                  AddWithoutOverflow(input.dim_size(d), before[d], &padded) &&
+                      AddWithoutOverflow(padded, after, &padded),
+                  errors::InvalidArgument("Paddings ", before[d], " and ", after, " of dimension ",
+                                          d, " (size ", input.dim_size(d), ") make it larger than ",
+                                          kMaxElements));
+      OP_REQUIRES_OK(ctx, shape.AddDim(padded));
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));

@@ -1,11 +1,10 @@
 // Ops that compute or follow indices: Range, GatherV2, OneHot, Where and
 // UnsortedSegmentSum (the dense gradient of GatherV2). Names, attrs and
 // type sets follow TensorFlow.
-#include <cmath>
-
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_def.h"
 #include "runtime/ops/array_shape_ops.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/type_lists.h"
 
@@ -17,26 +16,15 @@ using array_shape_fns::NormalizeAxis;
 using array_shape_fns::SetOutputDims;
 using shape_inference::InferenceContext;
 
-// The value of a known scalar input as a double, whatever its dtype.
-bool KnownScalar(InferenceContext* c, int i, double* value) {
-  const Tensor* t = c->input_tensor(i);
-  if (t == nullptr || t->NumElements() != 1) return false;
-  switch (t->dtype()) {
-    case DT_FLOAT:
-      *value = t->data<float>()[0];
-      return true;
-    case DT_DOUBLE:
-      *value = t->data<double>()[0];
-      return true;
-    case DT_INT32:
-      *value = t->data<int32_t>()[0];
-      return true;
-    case DT_INT64:
-      *value = static_cast<double>(t->data<int64_t>()[0]);
-      return true;
-    default:
-      return false;
-  }
+// The count of Range(start, limit, delta) for constant inputs of type T,
+// by the kernel's own rule (RangeCount), so the two never disagree.
+template <typename T>
+Status KnownRangeShape(InferenceContext* c, const Tensor& start, const Tensor& limit,
+                       const Tensor& delta) {
+  int64_t count = 0;
+  Status status = RangeCount<T>(start.data<T>()[0], limit.data<T>()[0], delta.data<T>()[0], &count);
+  if (!status.ok()) return c->Error(status.message());
+  return SetOutputDims(c, 0, {count});
 }
 
 Status RangeShape(InferenceContext* c) {
@@ -44,22 +32,32 @@ Status RangeShape(InferenceContext* c) {
     PartialTensorShape unused;
     TW_RETURN_IF_ERROR(c->WithRank(i, 0, &unused));
   }
-  double start, limit, delta;
-  if (!KnownScalar(c, 0, &start) || !KnownScalar(c, 1, &limit) || !KnownScalar(c, 2, &delta)) {
-    c->set_output(0, PartialTensorShape::UnknownDims(1));
-    return Status::OK();
+  const Tensor* start = c->input_tensor(0);
+  const Tensor* limit = c->input_tensor(1);
+  const Tensor* delta = c->input_tensor(2);
+  const bool known = start != nullptr && limit != nullptr && delta != nullptr;
+  if (known) {
+    for (const Tensor* t : {start, limit, delta}) {
+      if (t->NumElements() != 1 || t->dtype() != start->dtype()) {
+        return c->Error("start, limit and delta must be scalars of one type, got ",
+                        DataTypeString(t->dtype()), " ", t->shape().DebugString());
+      }
+    }
+    switch (start->dtype()) {
+      case DT_FLOAT:
+        return KnownRangeShape<float>(c, *start, *limit, *delta);
+      case DT_DOUBLE:
+        return KnownRangeShape<double>(c, *start, *limit, *delta);
+      case DT_INT32:
+        return KnownRangeShape<int32_t>(c, *start, *limit, *delta);
+      case DT_INT64:
+        return KnownRangeShape<int64_t>(c, *start, *limit, *delta);
+      default:
+        break;  // no kernel counts these: leave the length unknown
+    }
   }
-  if (delta == 0) return c->Error("Requires delta != 0");
-  if (delta > 0 && start > limit) return c->Error("Requires start <= limit when delta > 0");
-  if (delta < 0 && start < limit) return c->Error("Requires start >= limit when delta < 0");
-  // The kernel computes the exact count; for shapes a double is close
-  // enough only when it is small, so large ranges stay unknown.
-  const double count = std::ceil(std::fabs((limit - start) / delta));
-  if (!(count < 1e15)) {
-    c->set_output(0, PartialTensorShape::UnknownDims(1));
-    return Status::OK();
-  }
-  return SetOutputDims(c, 0, {static_cast<int64_t>(count)});
+  c->set_output(0, PartialTensorShape::UnknownDims(1));
+  return Status::OK();
 }
 
 Status GatherV2Shape(InferenceContext* c) {
@@ -101,6 +99,9 @@ Status OneHotShape(InferenceContext* c) {
   std::vector<int64_t> depth;
   bool known = false;
   TW_RETURN_IF_ERROR(KnownValues(c, 1, "depth", &depth, &known));
+  if (known && depth.size() != 1) {
+    return c->Error("depth must be a scalar, got ", depth.size(), " values");
+  }
   if (known && depth[0] < 0) return c->Error("depth must be non-negative, got: ", depth[0]);
   const int rank = indices.dims();
   if (axis > rank) {
@@ -124,6 +125,9 @@ Status UnsortedSegmentSumShape(InferenceContext* c) {
   std::vector<int64_t> count;
   bool known = false;
   TW_RETURN_IF_ERROR(KnownValues(c, 2, "num_segments", &count, &known));
+  if (known && count.size() != 1) {
+    return c->Error("num_segments must be a scalar, got ", count.size(), " values");
+  }
   if (known && count[0] < 0) return c->Error("num_segments must be non-negative, got ", count[0]);
   if (data.unknown_rank() || ids.unknown_rank()) {
     c->set_output(0, PartialTensorShape());

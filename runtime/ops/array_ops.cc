@@ -7,12 +7,15 @@
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_def.h"
 #include "runtime/framework/shape_inference.h"
+#include "runtime/ops/array_shape_ops.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/type_lists.h"
 
 namespace tensorweave {
 namespace {
 
+using array_shape_fns::DeclaredRank;
+using array_shape_fns::ShapeFromShapeInput;
 using shape_inference::InferenceContext;
 
 // Reads the value's shape from the TensorProto without decoding its
@@ -55,7 +58,7 @@ Status ReshapeShape(InferenceContext* c) {
   PartialTensorShape unused;
   TW_RETURN_IF_ERROR(c->WithRank(1, 1, &unused));
   PartialTensorShape target;
-  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 1, &target));
+  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 1, &target));
   if (c->input_tensor(1) == nullptr || target.unknown_rank()) {
     c->set_output(0, target);
     return Status::OK();
@@ -112,11 +115,13 @@ Status TransposeShape(InferenceContext* c) {
   TW_RETURN_IF_ERROR(c->WithRank(1, 1, &perm_shape));
   const PartialTensorShape& input = c->input(0);
   const Tensor* perm_tensor = c->input_tensor(1);
+  int perm_length;
+  TW_RETURN_IF_ERROR(DeclaredRank(c, 1, &perm_length));
   int rank = input.dims();
-  if (rank < 0 && perm_shape.dim_size(0) >= 0) rank = static_cast<int>(perm_shape.dim_size(0));
-  if (rank >= 0 && perm_shape.dim_size(0) >= 0 && perm_shape.dim_size(0) != rank) {
+  if (rank < 0) rank = perm_length;
+  if (rank >= 0 && perm_length >= 0 && perm_length != rank) {
     return c->Error("Transpose of a rank-", rank, " tensor needs a permutation of size ", rank,
-                    ", got ", perm_shape.dim_size(0));
+                    ", got ", perm_length);
   }
   if (perm_tensor == nullptr) {
     c->set_output(0, rank >= 0 ? PartialTensorShape::UnknownDims(rank) : PartialTensorShape());
@@ -125,6 +130,15 @@ Status TransposeShape(InferenceContext* c) {
   std::vector<int64_t> perm;
   Status status = ReadIndexVector(*perm_tensor, "perm", &perm);
   if (!status.ok()) return c->Error(status.message());
+  // The value is checked too: a graph may declare a shape its value lacks.
+  if (rank >= 0 && static_cast<int>(perm.size()) != rank) {
+    return c->Error("Transpose of a rank-", rank, " tensor needs a permutation of size ", rank,
+                    ", got perm [", StrJoin(perm, ","), "]");
+  }
+  if (perm.size() > static_cast<size_t>(kMaxRank)) {
+    return c->Error("perm has ", perm.size(), " elements, more than the largest rank (", kMaxRank,
+                    ")");
+  }
   rank = static_cast<int>(perm.size());
   std::vector<bool> seen(rank, false);
   for (int64_t p : perm) {
@@ -156,7 +170,7 @@ Status FillShape(InferenceContext* c) {
     }
   }
   PartialTensorShape out;
-  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 0, &out));
+  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
   c->set_output(0, out);
   return Status::OK();
 }

@@ -8,6 +8,7 @@
 
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_def.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/type_lists.h"
 
@@ -35,6 +36,30 @@ Status NormalizeAxis(InferenceContext* c, int64_t axis, int rank, const char* wh
   return Status::OK();
 }
 
+Status DeclaredRank(InferenceContext* c, int i, int* rank) {
+  *rank = -1;
+  const PartialTensorShape& shape = c->input(i);
+  if (shape.dims() != 1 || shape.dim_size(0) < 0) return Status::OK();
+  const int64_t length = shape.dim_size(0);
+  if (length > kMaxRank) {
+    return c->Error("Input ", i, " has length ", length, ", more than the largest rank (", kMaxRank,
+                    ")");
+  }
+  *rank = static_cast<int>(length);
+  return Status::OK();
+}
+
+Status ShapeFromShapeInput(InferenceContext* c, int i, PartialTensorShape* out) {
+  int unused;
+  TW_RETURN_IF_ERROR(DeclaredRank(c, i, &unused));
+  const Tensor* value = c->input_tensor(i);
+  if (value != nullptr && value->NumElements() > kMaxRank) {
+    return c->Error("Shape input ", i, " has ", value->NumElements(),
+                    " elements, more than the largest rank (", kMaxRank, ")");
+  }
+  return shape_fns::ShapeFromInputTensor(c, i, out);
+}
+
 Status SetOutputDims(InferenceContext* c, int i, const std::vector<int64_t>& dims) {
   PartialTensorShape out;
   Status status = PartialTensorShape::Build(dims, &out);
@@ -50,6 +75,7 @@ namespace {
 using array_shape_fns::KnownValues;
 using array_shape_fns::NormalizeAxis;
 using array_shape_fns::SetOutputDims;
+using array_shape_fns::ShapeFromShapeInput;
 using shape_inference::InferenceContext;
 
 Status ExpandDimsShape(InferenceContext* c) {
@@ -59,6 +85,10 @@ Status ExpandDimsShape(InferenceContext* c) {
   TW_RETURN_IF_ERROR(KnownValues(c, 1, "dim", &dim, &known));
   if (known && dim.size() != 1) {
     return c->Error("'dim' must be a tensor with a single value, got ", dim.size(), " values");
+  }
+  if (rank >= kMaxRank) {
+    return c->Error("ExpandDims of a rank-", rank, " tensor would exceed the largest rank (",
+                    kMaxRank, ")");
   }
   if (rank < 0 || !known) {
     c->set_output(0, rank < 0 ? PartialTensorShape() : PartialTensorShape::UnknownDims(rank + 1));
@@ -106,7 +136,7 @@ Status SqueezeShape(InferenceContext* c) {
 
 Status BroadcastToShape(InferenceContext* c) {
   PartialTensorShape target;
-  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 1, &target));
+  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 1, &target));
   PartialTensorShape unused;
   if (!target.unknown_rank() && !c->input(0).unknown_rank() &&
       !shape_fns::BroadcastShapes(c->input(0), target, &unused).ok()) {
@@ -155,7 +185,12 @@ Status ConcatShape(InferenceContext* c) {
     for (int d = 0; d < rank; ++d) {
       const int64_t size = shape.dim_size(d);
       if (d == at) {
-        total = (total < 0 || size < 0) ? -1 : total + size;
+        if (total < 0 || size < 0) {
+          total = -1;
+        } else if (!AddWithoutOverflow(total, size, &total)) {
+          return c->Error("The concatenated dimension ", at, " overflows: its sizes add up past ",
+                          kMaxElements);
+        }
       } else if (size >= 0) {
         if (dims[d] >= 0 && dims[d] != size) {
           return c->Error("Dimension ", d, " in both shapes must be equal: input 0 has ", dims[d],
@@ -233,8 +268,8 @@ Status SplitVShape(InferenceContext* c) {
       } else if (sizes[i] < 0) {
         return c->Error("size_splits may hold one -1 and otherwise sizes >= 0, got [",
                         StrJoin(sizes, ","), "]");
-      } else {
-        known_sum += sizes[i];
+      } else if (!AddWithoutOverflow(known_sum, sizes[i], &known_sum)) {
+        return c->Error("size_splits [", StrJoin(sizes, ","), "] add up past ", kMaxElements);
       }
     }
     if (total >= 0) {

@@ -4,6 +4,7 @@
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_def.h"
 #include "runtime/ops/array_shape_ops.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/strided_slice_spec.h"
 #include "runtime/ops/type_lists.h"
@@ -11,16 +12,11 @@
 namespace tensorweave {
 namespace {
 
+using array_shape_fns::DeclaredRank;
 using array_shape_fns::KnownValues;
 using array_shape_fns::SetOutputDims;
+using array_shape_fns::ShapeFromShapeInput;
 using shape_inference::InferenceContext;
-
-// The rank implied by a 1-D index input of known length, else -1.
-int LengthOfVector(InferenceContext* c, int i) {
-  const PartialTensorShape& shape = c->input(i);
-  if (shape.dims() != 1 || shape.dim_size(0) < 0) return -1;
-  return static_cast<int>(shape.dim_size(0));
-}
 
 Status UnknownOfRank(InferenceContext* c, int rank) {
   c->set_output(0, rank < 0 ? PartialTensorShape() : PartialTensorShape::UnknownDims(rank));
@@ -34,7 +30,12 @@ Status SliceShape(InferenceContext* c) {
   TW_RETURN_IF_ERROR(KnownValues(c, 1, "begin", &begin, &begin_known));
   TW_RETURN_IF_ERROR(KnownValues(c, 2, "size", &size, &size_known));
   int rank = input.dims();
-  if (rank < 0) rank = LengthOfVector(c, 1);
+  if (rank < 0) TW_RETURN_IF_ERROR(DeclaredRank(c, 1, &rank));
+  if (rank < 0 && begin_known) rank = static_cast<int>(begin.size());
+  if (begin_known && static_cast<int>(begin.size()) != rank) {
+    return c->Error("Expected begin to have ", rank, " elements (the input's rank), got ",
+                    begin.size());
+  }
   if (!size_known) return UnknownOfRank(c, rank);
   if (rank >= 0 && static_cast<int>(size.size()) != rank) {
     return c->Error("Expected size to have ", rank, " elements (the input's rank), got ",
@@ -42,18 +43,22 @@ Status SliceShape(InferenceContext* c) {
   }
   std::vector<int64_t> dims(size.size(), -1);
   for (size_t d = 0; d < size.size(); ++d) {
+    const int64_t dim = input.unknown_rank() ? -1 : input.dim_size(static_cast<int>(d));
+    // begin is checked first, so that dim - begin cannot wrap.
+    if (begin_known && (begin[d] < 0 || (dim >= 0 && begin[d] > dim))) {
+      return c->Error("Expected begin[", d, "] = ", begin[d], " to be in [0, ", dim, "]");
+    }
     if (size[d] >= 0) {
       dims[d] = size[d];
-    } else if (size[d] == -1 && begin_known && !input.unknown_rank() && input.dim_size(d) >= 0) {
+    } else if (size[d] == -1) {
       // -1 takes everything from begin to the end of the dim.
-      dims[d] = input.dim_size(d) - begin[d];
-    } else if (size[d] < -1) {
+      if (begin_known && dim >= 0) dims[d] = dim - begin[d];
+    } else {
       return c->Error("Slice size ", d, " must be -1 or >= 0, got ", size[d]);
     }
-    if (begin_known && !input.unknown_rank() && input.dim_size(d) >= 0 &&
-        (begin[d] < 0 || dims[d] < 0 || begin[d] + dims[d] > input.dim_size(d))) {
+    if (begin_known && dim >= 0 && dims[d] > dim - begin[d]) {
       return c->Error("Expected begin[", d, "] = ", begin[d], " and size[", d, "] = ", size[d],
-                      " to fit in a dimension of size ", input.dim_size(d));
+                      " to fit in a dimension of size ", dim);
     }
   }
   return SetOutputDims(c, 0, dims);
@@ -66,7 +71,8 @@ Status StridedSliceShape(InferenceContext* c) {
   TW_RETURN_IF_ERROR(KnownValues(c, 1, "begin", &begin, &begin_known));
   TW_RETURN_IF_ERROR(KnownValues(c, 2, "end", &end, &end_known));
   TW_RETURN_IF_ERROR(KnownValues(c, 3, "strides", &strides, &strides_known));
-  const int length = LengthOfVector(c, 1);
+  int length;
+  TW_RETURN_IF_ERROR(DeclaredRank(c, 1, &length));
   if (input.unknown_rank() || ((!begin_known || !end_known || !strides_known) && length < 0)) {
     c->set_output(0, PartialTensorShape());
     return Status::OK();
@@ -94,7 +100,7 @@ Status StridedSliceShape(InferenceContext* c) {
 
 Status ShapeFromInput0(InferenceContext* c) {
   PartialTensorShape out;
-  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 0, &out));
+  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
   c->set_output(0, out);
   return Status::OK();
 }
@@ -105,7 +111,7 @@ Status TileShape(InferenceContext* c) {
   bool known = false;
   TW_RETURN_IF_ERROR(KnownValues(c, 1, "multiples", &multiples, &known));
   int rank = input.dims();
-  if (rank < 0) rank = LengthOfVector(c, 1);
+  if (rank < 0) TW_RETURN_IF_ERROR(DeclaredRank(c, 1, &rank));
   if (!known) return UnknownOfRank(c, rank);
   if (rank >= 0 && static_cast<int>(multiples.size()) != rank) {
     return c->Error("Expected multiples argument to be a vector of length ", rank, " but got ",
@@ -136,11 +142,14 @@ Status PadShape(InferenceContext* c) {
     PartialTensorShape unused;
     TW_RETURN_IF_ERROR(c->WithRank(2, 0, &unused));
   }
-  int rank = input.dims();
-  if (rank < 0 && paddings_shape.dim_size(0) >= 0) {
-    rank = static_cast<int>(paddings_shape.dim_size(0));
+  const int64_t paddings_rows = paddings_shape.dim_size(0);
+  if (paddings_rows > kMaxRank) {
+    return c->Error("paddings has ", paddings_rows, " rows, more than the largest rank (", kMaxRank,
+                    ")");
   }
-  if (rank >= 0 && paddings_shape.dim_size(0) >= 0 && paddings_shape.dim_size(0) != rank) {
+  int rank = input.dims();
+  if (rank < 0 && paddings_rows >= 0) rank = static_cast<int>(paddings_rows);
+  if (rank >= 0 && paddings_rows >= 0 && paddings_rows != rank) {
     return c->Error("The first dimension of paddings must be the rank of inputs: ",
                     paddings_shape.DebugString(), " vs. ", rank);
   }
@@ -154,7 +163,10 @@ Status PadShape(InferenceContext* c) {
   std::vector<int64_t> values;
   Status status = ReadIndexVector(flat, "paddings", &values);
   if (!status.ok()) return c->Error(status.message());
-  if (static_cast<int>(values.size()) != 2 * rank) {
+  if (rank < 0 && values.size() % 2 == 0 && values.size() <= 2 * kMaxRank) {
+    rank = static_cast<int>(values.size() / 2);
+  }
+  if (static_cast<int64_t>(values.size()) != 2 * int64_t{rank}) {
     return c->Error("paddings must have shape [", rank, ", 2], got ",
                     paddings->shape().DebugString());
   }
@@ -165,7 +177,11 @@ Status PadShape(InferenceContext* c) {
       return c->Error("Paddings must be non-negative: ", before, " ", after);
     }
     const int64_t size = input.unknown_rank() ? -1 : input.dim_size(d);
-    if (size >= 0) dims[d] = size + before + after;
+    if (size >= 0 && !(AddWithoutOverflow(size, before, &dims[d]) &&
+                       AddWithoutOverflow(dims[d], after, &dims[d]))) {
+      return c->Error("Paddings ", before, " and ", after, " of dimension ", d, " (size ", size,
+                      ") make it larger than ", kMaxElements);
+    }
   }
   return SetOutputDims(c, 0, dims);
 }

@@ -4,6 +4,7 @@
 // into a constant.
 #include "runtime/framework/op_def.h"
 #include "runtime/framework/shape_inference.h"
+#include "runtime/ops/array_shape_ops.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/type_lists.h"
 
@@ -25,7 +26,7 @@ Status ShapeFromShapeInput(InferenceContext* c) {
     }
   }
   PartialTensorShape out;
-  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 0, &out));
+  TW_RETURN_IF_ERROR(array_shape_fns::ShapeFromShapeInput(c, 0, &out));
   c->set_output(0, out);
   return Status::OK();
 }

@@ -119,13 +119,19 @@ Status ComputeStridedSlice(const std::vector<int64_t>& input_dims,
     const int64_t span = stop - start;
     int64_t size = 0;
     if ((span > 0 && stride > 0) || (span < 0 && stride < 0)) {
-      // ceil(span / stride) for same-signed operands, without overflow.
-      const int64_t magnitude = span > 0 ? span : -span;
-      const int64_t step = stride > 0 ? stride : -stride;
-      size = magnitude / step + (magnitude % step != 0 ? 1 : 0);
+      // ceil(span / stride) for same-signed operands, without overflow:
+      // |span| <= 2^62 + 1, but |stride| of INT64_MIN has no int64 value.
+      const uint64_t magnitude = static_cast<uint64_t>(span > 0 ? span : -span);
+      const uint64_t step =
+          stride > 0 ? static_cast<uint64_t>(stride) : uint64_t{0} - static_cast<uint64_t>(stride);
+      size = static_cast<int64_t>(magnitude / step + (magnitude % step != 0 ? 1 : 0));
     }
     dense->begin[d] = start;
     dense->size[d] = size;
+    // With at most one element taken the stride is never applied; 1 keeps
+    // offset arithmetic (stride x dense stride) from overflowing for
+    // strides like INT64_MIN.
+    if (size <= 1) dense->stride[d] = 1;
     dense->final_dims.push_back(size);
     ++d;
   }

@@ -1,0 +1,54 @@
+"""Issue 6 from the Python API: shape inference caps ranks and checks the
+constants it reads, counts computed from values are exact or an error, and
+integer arithmetic wraps as TensorFlow's does."""
+
+import numpy as np
+import pytest
+import tensorweave as tf
+
+INT64_MIN = np.iinfo(np.int64).min
+INT64_MAX = np.iinfo(np.int64).max
+INT32_MIN = np.iinfo(np.int32).min
+
+
+def run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def test_shape_input_declared_longer_than_any_rank_is_a_value_error():
+    # Shape inference used to build a rank-(2^31-1) shape here (16 GiB).
+    with tf.Graph().as_default():
+        dims = tf.placeholder(tf.int32, [2**31 - 1])
+        with pytest.raises(ValueError, match="254"):
+            tf.fill(dims, 1.0)
+        with pytest.raises(ValueError, match="254"):
+            tf.reshape(tf.constant([1.0]), dims)
+
+
+def test_slice_with_a_short_constant_begin_is_a_value_error():
+    with tf.Graph().as_default():
+        x = tf.constant(np.zeros((4, 4, 4), np.float32))
+        with pytest.raises(ValueError, match="begin"):
+            tf.slice(x, [1], [2, 2, 2])
+
+
+def test_range_near_the_int64_limits_is_exact():
+    with tf.Graph().as_default():
+        r = tf.range(tf.constant(INT64_MIN), tf.constant(INT64_MAX), tf.constant(2**62))
+        assert r.shape.as_list() == [4]
+        np.testing.assert_array_equal(run(r), [INT64_MIN, -(2**62), 0, 2**62])
+        start = tf.placeholder(tf.int64, [])
+        big = tf.range(start, tf.constant(INT64_MAX), tf.constant(1, tf.int64))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
+            run(big, {start: INT64_MIN})
+
+
+def test_integer_abs_neg_and_sum_wrap():
+    with tf.Graph().as_default():
+        x = tf.constant(np.array([INT32_MIN, 3], np.int32))
+        np.testing.assert_array_equal(run(tf.abs(x)), [INT32_MIN, 3])
+        np.testing.assert_array_equal(run(tf.negative(x)), [INT32_MIN, -3])
+        big = tf.constant(np.array([2**31 - 1, 2**31 - 1], np.int32))
+        assert run(tf.reduce_sum(big)) == -2
+        assert run(tf.reduce_mean(big)) == -1
