@@ -159,7 +159,7 @@ namespace c_api {
 
 Status TensorFromC(const TF_Tensor& in, Tensor* out) {
   if (in.dtype == DT_STRING) return DecodeStringTensor(in, out);
-  *out = Tensor(in.dtype, in.shape, in.buffer);
+  *out = tensorweave::WithCanonicalBools(Tensor(in.dtype, in.shape, in.buffer));
   return Status::OK();
 }
 

@@ -113,7 +113,7 @@ Status ShapeFromInputTensor(InferenceContext* c, int i, PartialTensorShape* out)
   const auto check_rank = [&](int64_t length) {
     return length <= kMaxRank ? Status::OK()
                               : c->Error("Shape input ", i, " has ", length,
-                                         " elements, more than the maximum rank ", kMaxRank);
+                                         " elements, more than the largest rank (", kMaxRank, ")");
   };
   const Tensor* value = c->input_tensor(i);
   if (value == nullptr) {

@@ -1,13 +1,13 @@
 #include "runtime/framework/tensor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
-
-#include <unistd.h>
 
 namespace tensorweave {
 namespace {
@@ -118,7 +118,8 @@ std::shared_ptr<TensorBuffer> TensorBuffer::AllocateStrings(int64_t count) {
   return std::make_shared<StringBuffer>(block, count);
 }
 
-std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(void* data, size_t bytes, Deallocator deallocator) {
+std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(void* data, size_t bytes,
+                                                 Deallocator deallocator) {
   return std::make_shared<ForeignBuffer>(data, bytes, std::move(deallocator));
 }
 
@@ -138,8 +139,8 @@ Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
   size_t bytes = 0;
   std::shared_ptr<TensorBuffer> buffer;
   if (BufferBytes(count, ElementBytes(dtype), &bytes)) {
-    buffer = dtype == DT_STRING ? TensorBuffer::AllocateStrings(count)
-                                : TensorBuffer::Allocate(bytes);
+    buffer =
+        dtype == DT_STRING ? TensorBuffer::AllocateStrings(count) : TensorBuffer::Allocate(bytes);
   }
   if (buffer == nullptr) {
     return errors::ResourceExhausted("Out of memory allocating a tensor of type ",
@@ -166,7 +167,8 @@ bool Tensor::CopyFrom(const Tensor& other, const TensorShape& shape) {
 Tensor Tensor::DeepCopy() const {
   Tensor copy(dtype_, shape_);
   if (dtype_ == DT_STRING) {
-    for (int64_t i = 0; i < NumElements(); ++i) copy.data<std::string>()[i] = data<std::string>()[i];
+    for (int64_t i = 0; i < NumElements(); ++i)
+      copy.data<std::string>()[i] = data<std::string>()[i];
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
   }
@@ -211,29 +213,50 @@ Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   if (dtype != DT_STRING && !proto.tensor_content().empty()) {
     const size_t expected = result.TotalBytes();
     if (proto.tensor_content().size() != expected) {
-      return errors::InvalidArgument("TensorProto tensor_content has ",
-                                     proto.tensor_content().size(), " bytes but a ",
-                                     DataTypeString(dtype), " tensor of shape ",
-                                     shape.DebugString(), " needs ", expected);
+      return errors::InvalidArgument(
+          "TensorProto tensor_content has ", proto.tensor_content().size(), " bytes but a ",
+          DataTypeString(dtype), " tensor of shape ", shape.DebugString(), " needs ", expected);
     }
     std::memcpy(result.raw_data(), proto.tensor_content().data(), expected);
-    *out = std::move(result);
+    *out = WithCanonicalBools(std::move(result));
     return Status::OK();
   }
 
   Status status;
   switch (dtype) {
-    case DT_FLOAT: status = FillFromValues<float>(proto.float_val(), &result); break;
-    case DT_DOUBLE: status = FillFromValues<double>(proto.double_val(), &result); break;
-    case DT_INT32: status = FillFromValues<int32_t>(proto.int_val(), &result); break;
-    case DT_INT16: status = FillFromValues<int16_t>(proto.int_val(), &result); break;
-    case DT_INT8: status = FillFromValues<int8_t>(proto.int_val(), &result); break;
-    case DT_UINT8: status = FillFromValues<uint8_t>(proto.int_val(), &result); break;
-    case DT_UINT16: status = FillFromValues<uint16_t>(proto.int_val(), &result); break;
-    case DT_INT64: status = FillFromValues<int64_t>(proto.int64_val(), &result); break;
-    case DT_UINT32: status = FillFromValues<uint32_t>(proto.uint32_val(), &result); break;
-    case DT_UINT64: status = FillFromValues<uint64_t>(proto.uint64_val(), &result); break;
-    case DT_BOOL: status = FillFromValues<bool>(proto.bool_val(), &result); break;
+    case DT_FLOAT:
+      status = FillFromValues<float>(proto.float_val(), &result);
+      break;
+    case DT_DOUBLE:
+      status = FillFromValues<double>(proto.double_val(), &result);
+      break;
+    case DT_INT32:
+      status = FillFromValues<int32_t>(proto.int_val(), &result);
+      break;
+    case DT_INT16:
+      status = FillFromValues<int16_t>(proto.int_val(), &result);
+      break;
+    case DT_INT8:
+      status = FillFromValues<int8_t>(proto.int_val(), &result);
+      break;
+    case DT_UINT8:
+      status = FillFromValues<uint8_t>(proto.int_val(), &result);
+      break;
+    case DT_UINT16:
+      status = FillFromValues<uint16_t>(proto.int_val(), &result);
+      break;
+    case DT_INT64:
+      status = FillFromValues<int64_t>(proto.int64_val(), &result);
+      break;
+    case DT_UINT32:
+      status = FillFromValues<uint32_t>(proto.uint32_val(), &result);
+      break;
+    case DT_UINT64:
+      status = FillFromValues<uint64_t>(proto.uint64_val(), &result);
+      break;
+    case DT_BOOL:
+      status = FillFromValues<bool>(proto.bool_val(), &result);
+      break;
     case DT_STRING: {
       const int64_t n = result.NumElements();
       const int64_t given = proto.string_val_size();
@@ -284,9 +307,9 @@ std::string Tensor::SummarizeValue(int max_entries) const {
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0) out += ' ';
     switch (dtype_) {
-#define TW_SUMMARIZE(T)                      \
-  case DataTypeToEnum<T>::value:             \
-    out += ElementString(data<T>()[i]);      \
+#define TW_SUMMARIZE(T)                 \
+  case DataTypeToEnum<T>::value:        \
+    out += ElementString(data<T>()[i]); \
     break;
       TW_FOR_EACH_TYPE(TW_SUMMARIZE)
 #undef TW_SUMMARIZE
@@ -301,6 +324,17 @@ std::string Tensor::SummarizeValue(int max_entries) const {
 std::string Tensor::DebugString(int max_entries) const {
   return StrCat("Tensor<type: ", DataTypeString(dtype_), " shape: ", shape_.DebugString(),
                 " values: ", SummarizeValue(max_entries), ">");
+}
+
+Tensor WithCanonicalBools(Tensor tensor) {
+  if (tensor.dtype() != DT_BOOL) return tensor;
+  const auto* bytes = static_cast<const uint8_t*>(tensor.raw_data());
+  const int64_t n = tensor.NumElements();
+  if (std::all_of(bytes, bytes + n, [](uint8_t b) { return b <= 1; })) return tensor;
+  Tensor copy(DT_BOOL, tensor.shape());
+  auto* canonical = static_cast<uint8_t*>(copy.raw_data());
+  for (int64_t i = 0; i < n; ++i) canonical[i] = bytes[i] != 0;
+  return copy;
 }
 
 }  // namespace tensorweave

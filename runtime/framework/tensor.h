@@ -117,6 +117,13 @@ class Tensor {
   std::shared_ptr<TensorBuffer> buffer_;
 };
 
+// Bool elements are bytes that C++ may only hold as 0 or 1 (reading any
+// other value as a bool is undefined behaviour), while bytes from outside —
+// a TensorProto's tensor_content, a C caller's buffer, a numpy view — may
+// hold anything. Returns `tensor` itself unless it is a bool tensor with
+// such a byte; then a copy with every non-zero byte made 1.
+Tensor WithCanonicalBools(Tensor tensor);
+
 }  // namespace tensorweave
 
 #endif  // TENSORWEAVE_FRAMEWORK_TENSOR_H_

@@ -15,7 +15,6 @@ namespace tensorweave {
 namespace {
 
 using array_shape_fns::DeclaredRank;
-using array_shape_fns::ShapeFromShapeInput;
 using shape_inference::InferenceContext;
 
 // Reads the value's shape from the TensorProto without decoding its
@@ -58,7 +57,7 @@ Status ReshapeShape(InferenceContext* c) {
   PartialTensorShape unused;
   TW_RETURN_IF_ERROR(c->WithRank(1, 1, &unused));
   PartialTensorShape target;
-  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 1, &target));
+  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 1, &target));
   if (c->input_tensor(1) == nullptr || target.unknown_rank()) {
     c->set_output(0, target);
     return Status::OK();
@@ -170,7 +169,7 @@ Status FillShape(InferenceContext* c) {
     }
   }
   PartialTensorShape out;
-  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
+  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 0, &out));
   c->set_output(0, out);
   return Status::OK();
 }

@@ -49,17 +49,6 @@ Status DeclaredRank(InferenceContext* c, int i, int* rank) {
   return Status::OK();
 }
 
-Status ShapeFromShapeInput(InferenceContext* c, int i, PartialTensorShape* out) {
-  int unused;
-  TW_RETURN_IF_ERROR(DeclaredRank(c, i, &unused));
-  const Tensor* value = c->input_tensor(i);
-  if (value != nullptr && value->NumElements() > kMaxRank) {
-    return c->Error("Shape input ", i, " has ", value->NumElements(),
-                    " elements, more than the largest rank (", kMaxRank, ")");
-  }
-  return shape_fns::ShapeFromInputTensor(c, i, out);
-}
-
 Status SetOutputDims(InferenceContext* c, int i, const std::vector<int64_t>& dims) {
   PartialTensorShape out;
   Status status = PartialTensorShape::Build(dims, &out);
@@ -75,7 +64,6 @@ namespace {
 using array_shape_fns::KnownValues;
 using array_shape_fns::NormalizeAxis;
 using array_shape_fns::SetOutputDims;
-using array_shape_fns::ShapeFromShapeInput;
 using shape_inference::InferenceContext;
 
 Status ExpandDimsShape(InferenceContext* c) {
@@ -136,7 +124,7 @@ Status SqueezeShape(InferenceContext* c) {
 
 Status BroadcastToShape(InferenceContext* c) {
   PartialTensorShape target;
-  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 1, &target));
+  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 1, &target));
   PartialTensorShape unused;
   if (!target.unknown_rank() && !c->input(0).unknown_rank() &&
       !shape_fns::BroadcastShapes(c->input(0), target, &unused).ok()) {

@@ -24,11 +24,6 @@ Status NormalizeAxis(shape_inference::InferenceContext* c, int64_t axis, int ran
 // vector declared [2^31-1] never becomes a rank-(2^31-1) shape.
 Status DeclaredRank(shape_inference::InferenceContext* c, int i, int* rank);
 
-// shape_fns::ShapeFromInputTensor with the length of input i (declared, or
-// of its known value) checked against kMaxRank first: the shape of Fill,
-// Reshape, BroadcastTo, random ops and gradient ops that take a shape.
-Status ShapeFromShapeInput(shape_inference::InferenceContext* c, int i, PartialTensorShape* out);
-
 // Sets output `i` from dims (-1 unknown), checking the element count.
 Status SetOutputDims(shape_inference::InferenceContext* c, int i, const std::vector<int64_t>& dims);
 

@@ -15,7 +15,6 @@ namespace {
 using array_shape_fns::DeclaredRank;
 using array_shape_fns::KnownValues;
 using array_shape_fns::SetOutputDims;
-using array_shape_fns::ShapeFromShapeInput;
 using shape_inference::InferenceContext;
 
 Status UnknownOfRank(InferenceContext* c, int rank) {
@@ -100,7 +99,7 @@ Status StridedSliceShape(InferenceContext* c) {
 
 Status ShapeFromInput0(InferenceContext* c) {
   PartialTensorShape out;
-  TW_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
+  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 0, &out));
   c->set_output(0, out);
   return Status::OK();
 }

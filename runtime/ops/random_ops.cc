@@ -26,7 +26,7 @@ Status ShapeFromShapeInput(InferenceContext* c) {
     }
   }
   PartialTensorShape out;
-  TW_RETURN_IF_ERROR(array_shape_fns::ShapeFromShapeInput(c, 0, &out));
+  TW_RETURN_IF_ERROR(shape_fns::ShapeFromInputTensor(c, 0, &out));
   c->set_output(0, out);
   return Status::OK();
 }

@@ -52,3 +52,15 @@ def test_integer_abs_neg_and_sum_wrap():
         big = tf.constant(np.array([2**31 - 1, 2**31 - 1], np.int32))
         assert run(tf.reduce_sum(big)) == -2
         assert run(tf.reduce_mean(big)) == -1
+
+
+def test_bool_feeds_with_bytes_other_than_0_and_1_read_as_true():
+    # A uint8 array viewed as bool keeps its bytes (2, 255); C++ may not read
+    # those as bool, so they are made canonical where they enter.
+    raw = np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
+    with tf.Graph().as_default():
+        flags = tf.placeholder(tf.bool, [4])
+        result = tf.logical_not(flags)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(result, {flags: raw}),
+                                          [True, False, False, False])

@@ -102,12 +102,3 @@ def test_threads_the_system_refuses_are_a_clean_error_not_an_abort():
     out = result.stdout.strip()
     assert out == str(64.0 * 64 * 64) or out.startswith("ResourceExhaustedError: Could not start"), out
 
-
-@pytest.mark.parametrize("build", [lambda d: tf.fill(d, 1.0), lambda d: tf.reshape([1.0], d)])
-def test_shape_input_declared_longer_than_the_maximum_rank_is_refused(build):
-    # Shape inference used to build an unknown-dims shape of the declared
-    # length: 2^31-1 int64s, 16 GiB, for one placeholder.
-    with tf.Graph().as_default():
-        dims = tf.placeholder(tf.int32, [2**31 - 1])
-        with pytest.raises(ValueError, match="more than the maximum rank 254"):
-            build(dims)

@@ -68,6 +68,29 @@ TEST(FrameworkShape, BroadcastingFollowsNumpy) {
   EXPECT_EQ(shape_fns::BroadcastShapes(a, b, &out).code(), Code::INVALID_ARGUMENT);
 }
 
+TEST(FrameworkTensor, BoolBytesFromOutsideAreMadeCanonical) {
+  Tensor raw(DT_BOOL, TensorShape({4}));
+  const uint8_t bytes[] = {0, 1, 2, 255};
+  std::memcpy(raw.raw_data(), bytes, sizeof(bytes));
+  const Tensor fixed = WithCanonicalBools(raw);
+  EXPECT_FALSE(fixed.SharesBufferWith(raw));  // the caller's bytes are not rewritten
+  const uint8_t expected[] = {0, 1, 1, 1};
+  EXPECT_EQ(std::memcmp(fixed.raw_data(), expected, sizeof(expected)), 0);
+  // Canonical bools and other dtypes come back as they are, without a copy.
+  EXPECT_TRUE(WithCanonicalBools(fixed).SharesBufferWith(fixed));
+  Tensor numbers(DT_UINT8, TensorShape({4}));
+  std::memcpy(numbers.raw_data(), bytes, sizeof(bytes));
+  EXPECT_TRUE(WithCanonicalBools(numbers).SharesBufferWith(numbers));
+
+  TensorProto proto;
+  proto.set_dtype(DT_BOOL);
+  proto.mutable_tensor_shape()->add_dim()->set_size(4);
+  proto.set_tensor_content(std::string(reinterpret_cast<const char*>(bytes), sizeof(bytes)));
+  Tensor decoded;
+  ASSERT_TRUE(Tensor::FromProto(proto, &decoded).ok());
+  EXPECT_EQ(std::memcmp(decoded.raw_data(), expected, sizeof(expected)), 0);
+}
+
 TEST(FrameworkTensor, AllocationIsAlignedAndSharedOnCopy) {
   Tensor t(DT_FLOAT, TensorShape({3, 5}));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % kTensorAlignment, 0u);
