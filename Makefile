@@ -39,8 +39,8 @@ FUZZ_BINS        := $(BUILD)/tools/fuzz/graph_fuzzer $(BUILD)/tools/fuzz/op_swee
 SAN_OPTIMIZE  := -O1 -g -fno-omit-frame-pointer
 ASAN_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_SANITIZE := -fsanitize=thread
-ASAN_BUILD    ?= build-asan
-TSAN_BUILD    ?= build-tsan
+ASAN_BUILD    ?= build/asan
+TSAN_BUILD    ?= build/tsan
 ASAN_MAKE      = BUILD=$(ASAN_BUILD) OPTIMIZE="$(SAN_OPTIMIZE)" SANITIZE="$(ASAN_SANITIZE)"
 TSAN_MAKE      = BUILD=$(TSAN_BUILD) OPTIMIZE="$(SAN_OPTIMIZE)" SANITIZE="$(TSAN_SANITIZE)"
 # Python is not instrumented, so the ASan runtime is preloaded and leak
@@ -136,7 +136,7 @@ test-c: $(C_TEST_BINS)
 	      --errors-for-leak-kinds=definite,indirect ../../$$t > /dev/null) || exit 1; \
 	done
 
-test-python: python
+test-python: python $(FUZZ_BINS)
 	$(PYTHON) -m pytest -q tests/c_api tests/python
 
 test-fuzz: $(FUZZ_BINS)
@@ -210,6 +210,7 @@ asan-python: $(PY_EXTENSION)
 	cd $(BUILD)/shadow && rm -f python/tensorweave/_pywrap_tensorweave*.so python/tensorweave/libtensorweave.so
 	for d in c_api runtime examples swig; do ln -s $(abspath $$d) $(BUILD)/shadow/$$d; done
 	ln -s $(abspath $(LIB)) $(BUILD)/shadow/build/lib/libtensorweave.so
+	ln -s $(abspath $(BUILD)/tools) $(BUILD)/shadow/build/tools
 	ln -s ../../build/lib/libtensorweave.so $(BUILD)/shadow/python/tensorweave/libtensorweave.so
 	cp $(PY_EXTENSION) $(BUILD)/shadow/python/tensorweave/_pywrap_tensorweave$(PY_EXT_SUFFIX)
 

@@ -67,7 +67,8 @@ std::string GraphText(const FuzzCase& fuzz_case) {
     for (const auto& name : names) all += (all.empty() ? "" : ", ") + name;
     return all;
   };
-  if (!fuzz_case.init_targets.empty()) out << "# init targets: " << join(fuzz_case.init_targets) << "\n";
+  if (!fuzz_case.init_targets.empty())
+    out << "# init targets: " << join(fuzz_case.init_targets) << "\n";
   out << "# fetches: " << join(fuzz_case.fetches) << "\n";
   if (!fuzz_case.targets.empty()) out << "# targets: " << join(fuzz_case.targets) << "\n";
   std::string all = out.str();
@@ -89,10 +90,15 @@ std::string ReadCapture(const std::string& path) {
 
 // The line of a child's output that best says what went wrong.
 std::string ReportLine(const std::string& capture) {
-  static const char* const kMarkers[] = {"ERROR: AddressSanitizer", "runtime error:",
-                                         "WARNING: ThreadSanitizer", "ERROR: LeakSanitizer",
-                                         "terminate called", "FUZZ-STATUS", "what():",
-                                         "Check failed", "SUMMARY:"};
+  static const char* const kMarkers[] = {"ERROR: AddressSanitizer",
+                                         "runtime error:",
+                                         "WARNING: ThreadSanitizer",
+                                         "ERROR: LeakSanitizer",
+                                         "terminate called",
+                                         "FUZZ-STATUS",
+                                         "what():",
+                                         "Check failed",
+                                         "SUMMARY:"};
   std::istringstream lines(capture);
   std::vector<std::string> all;
   for (std::string line; std::getline(lines, line);) all.push_back(line);
@@ -128,7 +134,8 @@ std::string Signature(const std::string& kind, const std::string& key, const std
 void AppendFinding(const FuzzOptions& options, const std::string& title, const std::string& body) {
   const int fd = open(options.findings_path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
   if (fd < 0) {
-    std::cerr << "cannot append to " << options.findings_path << ": " << std::strerror(errno) << "\n";
+    std::cerr << "cannot append to " << options.findings_path << ": " << std::strerror(errno)
+              << "\n";
     return;
   }
   const std::string entry = "\n## " + title + "\n" + body;
@@ -179,8 +186,9 @@ Status InjectedFailure(const std::string& kind) {
                  static_cast<rlim_t>(options.child_memory_bytes)};
     setrlimit(RLIMIT_AS, &limit);
   }
-  const Status status = index == options.inject_case ? InjectedFailure(options.inject_kind)
-                                                    : RunCaseInProcess(fuzz_case);
+  const auto injected = options.injected.find(index);
+  const Status status = injected != options.injected.end() ? InjectedFailure(injected->second)
+                                                           : RunCaseInProcess(fuzz_case);
   std::fflush(stdout);
   if (!IsCleanStatus(status)) {
     std::fprintf(stderr, "FUZZ-STATUS %s\n", status.ToString().c_str());
@@ -195,7 +203,7 @@ enum class Outcome { kPassed, kUncleanStatus, kCrash, kExit, kHang };
 struct ChildResult {
   Outcome outcome = Outcome::kPassed;
   bool ran_ok = false;  // passed with an OK status
-  std::string kind;  // "crash (SIGSEGV)", "hang (> 10 s)", ...
+  std::string kind;     // "crash (SIGSEGV)", "hang (> 10 s)", ...
 };
 
 ChildResult WaitForChild(pid_t pid, double timeout_seconds) {
@@ -304,11 +312,10 @@ bool ParseFuzzOptions(int argc, char** argv, const std::string& program, FuzzOpt
     } else if (flag == "--inject") {
       const std::string spec = value;
       const size_t colon = spec.find(':');
-      ok = colon != std::string::npos &&
-           ParseInt(spec.substr(0, colon).c_str(), &options->inject_case);
-      if (ok) options->inject_kind = spec.substr(colon + 1);
-      ok = ok && (options->inject_kind == "crash" || options->inject_kind == "hang" ||
-                  options->inject_kind == "internal");
+      const std::string kind = colon == std::string::npos ? "" : spec.substr(colon + 1);
+      ok = colon != std::string::npos && ParseInt(spec.substr(0, colon).c_str(), &number) &&
+           (kind == "crash" || kind == "hang" || kind == "internal");
+      if (ok) options->injected[number] = kind;
     } else if (flag == "--corpus") {
       options->corpus_dir = value;
     } else {
@@ -336,7 +343,8 @@ Status RunCaseInProcess(const FuzzCase& fuzz_case) {
   if (!status.ok()) return status;
   auto finish = [&session](const Status& result) {
     const Status closed = session->Close();
-    return result.ok() || IsCleanStatus(result) ? (IsCleanStatus(closed) ? result : closed) : result;
+    return result.ok() || IsCleanStatus(result) ? (IsCleanStatus(closed) ? result : closed)
+                                                : result;
   };
   status = session->Create(fuzz_case.graph);
   if (!status.ok()) return finish(status);
@@ -416,8 +424,8 @@ int RunFuzzLoop(const FuzzOptions& options, const CaseGenerator& generate) {
     const std::string graph_text = GraphText(fuzz_case);
     std::ostringstream reproduce;
     reproduce << options.program << " --seed " << options.seed << " --case " << index;
-    std::cout << "FAIL case " << index << " (seed " << options.seed << "): " << result.kind
-              << ": " << fuzz_case.summary << "\n"
+    std::cout << "FAIL case " << index << " (seed " << options.seed << "): " << result.kind << ": "
+              << fuzz_case.summary << "\n"
               << "  report: " << line << "\n";
     if (!where.empty()) std::cout << "  where: " << where << "\n";
     std::cout << "  reproduce: " << reproduce.str() << "\n";

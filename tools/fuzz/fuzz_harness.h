@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,10 +59,10 @@ struct FuzzOptions {
   bool verbose = false;
   // Failures print their summary, report and reproducer, not the graph.
   bool brief = false;
-  // Self-test of the harness (tests/python/test_fuzzers.py): case
-  // `inject_case` crashes, hangs or returns INTERNAL instead of running.
-  int64_t inject_case = -1;
-  std::string inject_kind;
+  // Self-test of the harness (tests/python/test_fuzzers.py): these cases
+  // crash, hang or return INTERNAL ("crash", "hang", "internal") instead
+  // of running.
+  std::map<int64_t, std::string> injected;
   // Extra program-specific flag: a directory of seed GraphDefs (*.pb).
   std::string corpus_dir;
 };

@@ -35,19 +35,42 @@ int64_t SmallElementCount(const std::vector<int64_t>& dims) {
 }
 
 double FloatValue(Rng& rng, ValueFlavour flavour) {
-  static const std::vector<double> kEdges = {
-      0.0, -0.0, 1.0, -1.0, 0.5, std::numeric_limits<double>::quiet_NaN(),
-      std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-      3.0e38, -3.0e38, 1.0e300, 1.0e-310, 2147483648.0, -9.3e18, 1.8e19};
+  static const std::vector<double> kEdges = {0.0,
+                                             -0.0,
+                                             1.0,
+                                             -1.0,
+                                             0.5,
+                                             std::numeric_limits<double>::quiet_NaN(),
+                                             std::numeric_limits<double>::infinity(),
+                                             -std::numeric_limits<double>::infinity(),
+                                             3.0e38,
+                                             -3.0e38,
+                                             1.0e300,
+                                             1.0e-310,
+                                             2147483648.0,
+                                             -9.3e18,
+                                             1.8e19};
   if (flavour == ValueFlavour::kEdge && !rng.OneIn(3)) return rng.Pick(kEdges);
   return static_cast<double>(rng.Uniform(-40, 40)) / 8.0;
 }
 
 int64_t IntValue(Rng& rng, ValueFlavour flavour) {
-  static const std::vector<int64_t> kEdges = {
-      0, 1, -1, 2, 3, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-      std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 1LL << 31,
-      1LL << 62, 255, 128, -129, 65536, 1000000007};
+  static const std::vector<int64_t> kEdges = {0,
+                                              1,
+                                              -1,
+                                              2,
+                                              3,
+                                              std::numeric_limits<int32_t>::max(),
+                                              std::numeric_limits<int32_t>::min(),
+                                              std::numeric_limits<int64_t>::max(),
+                                              std::numeric_limits<int64_t>::min(),
+                                              1LL << 31,
+                                              1LL << 62,
+                                              255,
+                                              128,
+                                              -129,
+                                              65536,
+                                              1000000007};
   if (flavour == ValueFlavour::kEdge && !rng.OneIn(3)) return rng.Pick(kEdges);
   return rng.Uniform(-3, 4);
 }
@@ -96,9 +119,8 @@ void AppendElement(Rng& rng, DataType dtype, ValueFlavour flavour, std::string* 
       break;
     case DT_BOOL:
       // A bool byte other than 0/1 is itself an edge (UB when loaded).
-      AppendRaw(bytes, static_cast<uint8_t>(flavour == ValueFlavour::kEdge && rng.OneIn(8)
-                                                ? 2
-                                                : rng.Uniform(0, 1)));
+      AppendRaw(bytes, static_cast<uint8_t>(
+                           flavour == ValueFlavour::kEdge && rng.OneIn(8) ? 2 : rng.Uniform(0, 1)));
       break;
     default:
       AppendRaw(bytes, static_cast<uint8_t>(rng.Uniform(0, 255)));
@@ -152,17 +174,30 @@ int64_t Rng::Uniform(int64_t low, int64_t high) {
 }
 
 const std::vector<DataType>& HeldDtypes() {
-  static const std::vector<DataType> dtypes = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_INT64,
-                                               DT_UINT8,  DT_INT8,   DT_INT16,  DT_UINT16,
-                                               DT_UINT32, DT_UINT64, DT_BOOL,   DT_STRING};
+  static const std::vector<DataType> dtypes = {DT_FLOAT,  DT_DOUBLE, DT_INT32, DT_INT64,
+                                               DT_UINT8,  DT_INT8,   DT_INT16, DT_UINT16,
+                                               DT_UINT32, DT_UINT64, DT_BOOL,  DT_STRING};
   return dtypes;
 }
 
 DataType OddDtype(Rng& rng) {
-  static const std::vector<int64_t> kOdd = {
-      DT_INVALID, DT_HALF,      DT_QINT8,  DT_BFLOAT16, DT_COMPLEX64, DT_RESOURCE, DT_VARIANT,
-      DT_FLOAT_REF, DT_INT32_REF, 24,      99,          100,          124,         200,
-      -1,         2147483647,   -2147483647 - 1};
+  static const std::vector<int64_t> kOdd = {DT_INVALID,
+                                            DT_HALF,
+                                            DT_QINT8,
+                                            DT_BFLOAT16,
+                                            DT_COMPLEX64,
+                                            DT_RESOURCE,
+                                            DT_VARIANT,
+                                            DT_FLOAT_REF,
+                                            DT_INT32_REF,
+                                            24,
+                                            99,
+                                            100,
+                                            124,
+                                            200,
+                                            -1,
+                                            2147483647,
+                                            -2147483647 - 1};
   return static_cast<DataType>(rng.Pick(kOdd));
 }
 
@@ -181,7 +216,8 @@ std::vector<int64_t> EdgeShape(Rng& rng) {
     case 2:
       return {2, 0, 3};
     case 3: {  // high rank, small element count
-      std::vector<int64_t> dims(static_cast<size_t>(rng.Pick(std::vector<int64_t>{7, 8, 9, 33, 255, 300})), 1);
+      std::vector<int64_t> dims(
+          static_cast<size_t>(rng.Pick(std::vector<int64_t>{7, 8, 9, 33, 255, 300})), 1);
       dims[0] = 2;
       return dims;
     }
@@ -190,8 +226,8 @@ std::vector<int64_t> EdgeShape(Rng& rng) {
     case 5:
       // Sizes no allocator can give (a dim of 2^31 alone is a legal 2 GiB
       // tensor, too slow to be a useful case).
-      return {rng.Pick(std::vector<int64_t>{1LL << 62, std::numeric_limits<int64_t>::max(),
-                                            1LL << 40})};
+      return {rng.Pick(
+          std::vector<int64_t>{1LL << 62, std::numeric_limits<int64_t>::max(), 1LL << 40})};
     case 6:
       return {1LL << 31, 1LL << 31};
     default:
@@ -262,8 +298,8 @@ void IndexLikeTensorProto(Rng& rng, DataType dtype, ValueFlavour flavour, Tensor
 
 std::string RandomString(Rng& rng) {
   static const std::vector<std::string> kStrings = {
-      "",     "a",     "NHWC", "NCHW",        "SAME",  "VALID", "fuzz_file",
-      "x:0",  "^x",    "_Arg", "\xff\xfe\x80", "a b",   "NDHWC", std::string(300, 'a'),
+      "",      "a",     "NHWC", "NCHW",         "SAME", "VALID", "fuzz_file",
+      "x:0",   "^x",    "_Arg", "\xff\xfe\x80", "a b",  "NDHWC", std::string(300, 'a'),
       "<nul>", "CPU:0", "..",   "EXPLICIT"};
   std::string value = rng.Pick(kStrings);
   // A NUL inside a name or attr string cannot be written in the table.
@@ -301,7 +337,7 @@ void RandomAttrValue(Rng& rng, const AttrDef& attr, DataType tensor_dtype, bool 
       value->set_s(RandomString(rng));
     }
   } else if (type == "type") {
-    value->set_type(edge && rng.OneIn(3) ? OddDtype(rng)
+    value->set_type(edge && rng.OneIn(3)         ? OddDtype(rng)
                     : attr.allowed_types.empty() ? rng.Pick(HeldDtypes())
                                                  : rng.Pick(attr.allowed_types));
   } else if (type == "shape") {
@@ -314,7 +350,8 @@ void RandomAttrValue(Rng& rng, const AttrDef& attr, DataType tensor_dtype, bool 
     }
   } else if (type == "tensor") {
     RandomTensorProto(rng, tensor_dtype, edge ? EdgeShape(rng) : SmallShape(rng),
-                      edge ? ValueFlavour::kEdge : ValueFlavour::kSmall, edge, value->mutable_tensor());
+                      edge ? ValueFlavour::kEdge : ValueFlavour::kSmall, edge,
+                      value->mutable_tensor());
   } else if (type == "list(int)") {
     // Window and stride lists are mostly four long (NHWC).
     const int64_t length = rng.OneIn(3) ? rng.Uniform(0, 6) : 4;
@@ -331,7 +368,7 @@ void RandomAttrValue(Rng& rng, const AttrDef& attr, DataType tensor_dtype, bool 
     auto* list = value->mutable_list();
     const int64_t length = rng.Uniform(edge ? 0 : 1, 3);
     for (int64_t i = 0; i < length; ++i) {
-      list->add_type(edge && rng.OneIn(4) ? OddDtype(rng)
+      list->add_type(edge && rng.OneIn(4)         ? OddDtype(rng)
                      : attr.allowed_types.empty() ? rng.Pick(HeldDtypes())
                                                   : rng.Pick(attr.allowed_types));
     }

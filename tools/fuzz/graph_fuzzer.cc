@@ -79,7 +79,8 @@ std::string RandomInputName(Rng& rng, const GraphDef& graph) {
     case 2:
       return node + ":" + std::to_string(rng.Pick(std::vector<int64_t>{-1, 99, 2147483647}));
     case 3:
-      return rng.Pick(std::vector<std::string>{"", ":0", node + ":x", node + ":", "^", "^^" + node});
+      return rng.Pick(
+          std::vector<std::string>{"", ":0", node + ":x", node + ":", "^", "^^" + node});
     default:
       return node + ":" + std::to_string(rng.Uniform(0, 2));
   }
@@ -128,8 +129,8 @@ class GraphFuzzer {
 
   void BuildRandomGraph(Rng& rng, FuzzCase* fuzz_case, std::vector<TypedOutput>* outputs) const {
     GraphDef* graph = &fuzz_case->graph;
-    static const std::vector<DataType> kSourceTypes = {DT_FLOAT, DT_FLOAT, DT_INT32, DT_INT64,
-                                                       DT_DOUBLE, DT_BOOL};
+    static const std::vector<DataType> kSourceTypes = {DT_FLOAT, DT_FLOAT,  DT_INT32,
+                                                       DT_INT64, DT_DOUBLE, DT_BOOL};
     int sources = 0;
     auto add_source = [&](DataType dtype, bool is_ref) {
       TensorProto value;
@@ -238,7 +239,8 @@ class GraphFuzzer {
       case 5: {  // tensor contents, perhaps of another dtype than the node says
         for (auto& attr : *node->mutable_attr()) {
           if (attr.second.value_case() != AttrValue::kTensor) continue;
-          const DataType dtype = rng.OneIn(3) ? rng.Pick(HeldDtypes()) : AttrType(*node, "dtype", DT_FLOAT);
+          const DataType dtype =
+              rng.OneIn(3) ? rng.Pick(HeldDtypes()) : AttrType(*node, "dtype", DT_FLOAT);
           RandomTensorProto(rng, dtype, rng.OneIn(2) ? EdgeShape(rng) : SmallShape(rng),
                             ValueFlavour::kEdge, true, attr.second.mutable_tensor());
           if (rng.OneIn(8)) attr.second.mutable_tensor()->set_dtype(OddDtype(rng));
@@ -280,7 +282,8 @@ class GraphFuzzer {
       }
       case 12: {  // an input from the last node (often a descendant): a cycle
         const NodeDef& last = graph->node(graph->node_size() - 1);
-        const std::string input = (rng.OneIn(4) ? "^" : "") + last.name() + (rng.OneIn(2) ? ":0" : "");
+        const std::string input =
+            (rng.OneIn(4) ? "^" : "") + last.name() + (rng.OneIn(2) ? ":0" : "");
         if (node->input_size() > 0 && rng.OneIn(2)) {
           node->set_input(0, input);
         } else {
@@ -289,22 +292,25 @@ class GraphFuzzer {
         return "cycle(" + node->name() + "<-" + last.name() + ")";
       }
       case 13:
-        node->set_op(rng.OneIn(4) ? rng.Pick(std::vector<std::string>{"", "NoSuchOp", "_Recv", "_Arg"})
-                                  : rng.Pick(ops_));
+        node->set_op(rng.OneIn(4)
+                         ? rng.Pick(std::vector<std::string>{"", "NoSuchOp", "_Recv", "_Arg"})
+                         : rng.Pick(ops_));
         return "op(" + node->name() + "->" + node->op() + ")";
       case 14:
         node->set_device(rng.Pick(std::vector<std::string>{
-            "/device:CPU:0", "/device:CPU:1", "/device:GPU:0", "/job:x/task:9", "garbage", "/cpu:99",
-            "/job:localhost/replica:0/task:0/device:CPU:0"}));
+            "/device:CPU:0", "/device:CPU:1", "/device:GPU:0", "/job:x/task:9", "garbage",
+            "/cpu:99", "/job:localhost/replica:0/task:0/device:CPU:0"}));
         return "device(" + node->name() + ")";
       default: {  // feeds: wrong dtype, unknown name, twice
         if (fuzz_case->feeds.empty() || rng.OneIn(3)) {
           TensorProto value;
-          RandomTensorProto(rng, rng.Pick(HeldDtypes()), SmallShape(rng), ValueFlavour::kEdge, false, &value);
+          RandomTensorProto(rng, rng.Pick(HeldDtypes()), SmallShape(rng), ValueFlavour::kEdge,
+                            false, &value);
           fuzz_case->feeds.emplace_back(RandomInputName(rng, *graph), value);
           return "feed-add";
         }
-        auto& feed = fuzz_case->feeds[static_cast<size_t>(rng.Uniform(0, fuzz_case->feeds.size() - 1))];
+        auto& feed =
+            fuzz_case->feeds[static_cast<size_t>(rng.Uniform(0, fuzz_case->feeds.size() - 1))];
         if (rng.OneIn(2)) {
           fuzz_case->feeds.push_back(feed);
           return "feed-twice";

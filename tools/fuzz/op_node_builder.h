@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "runtime/framework/op_def.h"
+#include "tensorweave/proto/graph.pb.h"
 #include "tools/fuzz/fuzz_harness.h"
 #include "tools/fuzz/fuzz_values.h"
-#include "tensorweave/proto/graph.pb.h"
 
 namespace tensorweave {
 namespace fuzz {

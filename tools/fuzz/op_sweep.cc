@@ -28,8 +28,8 @@ enum Flavour {
 };
 
 const char* FlavourName(int flavour) {
-  static const char* const kNames[] = {"small",  "edge-values", "edge-shapes",
-                                       "mixed",  "index-edges", "everything"};
+  static const char* const kNames[] = {"small", "edge-values", "edge-shapes",
+                                       "mixed", "index-edges", "everything"};
   return kNames[flavour];
 }
 
@@ -74,9 +74,9 @@ class OpSweep {
 
     const std::vector<int64_t> shared_shape =
         flavour == kEdgeShapes ? EdgeShape(rng) : SmallShape(rng);
-    const ValueFlavour values =
-        flavour == kSmallConsistent || flavour == kEdgeShapes ? ValueFlavour::kSmall
-                                                              : ValueFlavour::kEdge;
+    const ValueFlavour values = flavour == kSmallConsistent || flavour == kEdgeShapes
+                                    ? ValueFlavour::kSmall
+                                    : ValueFlavour::kEdge;
     GraphDef& graph = fuzz_case->graph;
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
       const TypedInput& input = plan.inputs[i];
