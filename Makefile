@@ -62,6 +62,7 @@ SESSION_TEST_BIN  := $(BUILD)/tests/session_tests
 # (issue 6) are fixed; the counts are always printed.
 FUZZ_TEST_SEED    ?= 1
 FUZZ_TEST_SECONDS ?= 20
+FUZZ_TEST_TIMEOUT ?= 5
 FUZZ_ENFORCE      ?= 0
 FUZZ_SEED         ?= $(shell date +%s)
 FUZZ_SECONDS      ?= 600
@@ -142,9 +143,9 @@ test-python: python $(FUZZ_BINS)
 test-fuzz: $(FUZZ_BINS)
 	@failed=0; \
 	$(BUILD)/tools/fuzz/graph_fuzzer --brief --seed $(FUZZ_TEST_SEED) --seconds $(FUZZ_TEST_SECONDS) \
-	    $(FUZZ_CORPUS) $(FUZZ_FLAGS) || failed=1; \
+	    --timeout $(FUZZ_TEST_TIMEOUT) $(FUZZ_CORPUS) $(FUZZ_FLAGS) || failed=1; \
 	$(BUILD)/tools/fuzz/op_sweep --brief --seed $(FUZZ_TEST_SEED) --seconds $(FUZZ_TEST_SECONDS) \
-	    $(FUZZ_FLAGS) || failed=1; \
+	    --timeout $(FUZZ_TEST_TIMEOUT) $(FUZZ_FLAGS) || failed=1; \
 	if [ $$failed = 1 ]; then \
 	  if [ "$(FUZZ_ENFORCE)" = 1 ]; then echo "test-fuzz: cases failed"; exit 1; fi; \
 	  echo "test-fuzz: cases failed (not enforced: FUZZ_ENFORCE=0)"; \

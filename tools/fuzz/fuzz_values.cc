@@ -161,6 +161,18 @@ void SetTypedValue(Rng& rng, DataType dtype, ValueFlavour flavour, TensorProto* 
   }
 }
 
+// The dtypes an attr allows that tensors can hold (half or bfloat16 would
+// only ever give "unsupported dtype"); all of the allowed ones when none is
+// held.
+std::vector<DataType> HeldAllowedTypes(const AttrDef& attr) {
+  if (attr.allowed_types.empty()) return HeldDtypes();
+  std::vector<DataType> held;
+  for (DataType dtype : attr.allowed_types) {
+    if (DataTypeIsSupported(dtype)) held.push_back(dtype);
+  }
+  return held.empty() ? attr.allowed_types : held;
+}
+
 }  // namespace
 
 Rng::Rng(uint64_t seed, int64_t index)
@@ -337,9 +349,7 @@ void RandomAttrValue(Rng& rng, const AttrDef& attr, DataType tensor_dtype, bool 
       value->set_s(RandomString(rng));
     }
   } else if (type == "type") {
-    value->set_type(edge && rng.OneIn(3)         ? OddDtype(rng)
-                    : attr.allowed_types.empty() ? rng.Pick(HeldDtypes())
-                                                 : rng.Pick(attr.allowed_types));
+    value->set_type(edge && rng.OneIn(3) ? OddDtype(rng) : rng.Pick(HeldAllowedTypes(attr)));
   } else if (type == "shape") {
     TensorShapeProto* shape = value->mutable_shape();
     if (rng.OneIn(5)) {

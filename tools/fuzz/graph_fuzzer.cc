@@ -322,7 +322,15 @@ class GraphFuzzer {
     }
   }
 
-  void ChooseFetches(Rng& rng, const std::vector<TypedOutput>& outputs, FuzzCase* fuzz_case) const {
+  void ChooseFetches(Rng& rng, const std::vector<TypedOutput>& all_outputs,
+                     FuzzCase* fuzz_case) const {
+    // Fetching a fed tensor is an error every time; leave that to mutations.
+    std::vector<TypedOutput> outputs;
+    for (const TypedOutput& output : all_outputs) {
+      bool fed = false;
+      for (const auto& feed : fuzz_case->feeds) fed = fed || feed.first == output.name;
+      if (!fed) outputs.push_back(output);
+    }
     const int64_t fetches = rng.Uniform(1, 3);
     for (int64_t i = 0; i < fetches && !outputs.empty(); ++i) {
       // Later outputs depend on more of the graph.
