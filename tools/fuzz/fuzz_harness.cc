@@ -10,12 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -127,8 +127,21 @@ std::string WhereLine(const std::string& capture) {
 // Digits and addresses vary between equal failures; dropping them lets one
 // finding stand for its class.
 std::string Signature(const std::string& kind, const std::string& key, const std::string& line) {
-  static const std::regex kNumbers("0x[0-9a-fA-F]+|[0-9]+");
-  return kind + "|" + key + "|" + std::regex_replace(line, kNumbers, "#");
+  std::string shape;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line.compare(i, 2, "0x") == 0) {
+      i += 2;
+      while (i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i]))) ++i;
+      shape += '#';
+      --i;
+    } else if (std::isdigit(static_cast<unsigned char>(line[i]))) {
+      while (i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1]))) ++i;
+      shape += '#';
+    } else {
+      shape += line[i];
+    }
+  }
+  return kind + "|" + key + "|" + shape;
 }
 
 void AppendFinding(const FuzzOptions& options, const std::string& title, const std::string& body) {
@@ -243,7 +256,7 @@ ChildResult WaitForChild(pid_t pid, double timeout_seconds) {
     result.ran_ok = true;
   } else if (WEXITSTATUS(status) != kExitCleanError) {
     result.outcome = Outcome::kExit;
-    result.kind = "abnormal exit " + std::to_string(WEXITSTATUS(status)) + " (sanitizer report?)";
+    result.kind = "abnormal exit " + std::to_string(WEXITSTATUS(status));
   }
   return result;
 }
@@ -419,20 +432,25 @@ int RunFuzzLoop(const FuzzOptions& options, const CaseGenerator& generate) {
     ++failed;
     const std::string output = ReadCapture(capture);
     const std::string line = ReportLine(output);
+    ChildResult described = result;
+    if (result.outcome == Outcome::kExit && (line.find("Sanitizer") != std::string::npos ||
+                                             line.find("runtime error:") != std::string::npos)) {
+      described.kind = "sanitizer report (" + result.kind + ")";
+    }
     const std::string where = WhereLine(output);
     const std::string key = fuzz_case.summary.substr(0, fuzz_case.summary.find(" |"));
     const std::string graph_text = GraphText(fuzz_case);
     std::ostringstream reproduce;
     reproduce << options.program << " --seed " << options.seed << " --case " << index;
-    std::cout << "FAIL case " << index << " (seed " << options.seed << "): " << result.kind << ": "
-              << fuzz_case.summary << "\n"
+    std::cout << "FAIL case " << index << " (seed " << options.seed << "): " << described.kind
+              << ": " << fuzz_case.summary << "\n"
               << "  report: " << line << "\n";
     if (!where.empty()) std::cout << "  where: " << where << "\n";
     std::cout << "  reproduce: " << reproduce.str() << "\n";
     if (!options.brief) std::cout << graph_text;
     std::cout.flush();
 
-    const std::string signature = Signature(result.kind, key, line);
+    const std::string signature = Signature(described.kind, key, line);
     if (options.findings_path.empty() || !reported.insert(signature).second ||
         findings_written >= options.max_findings) {
       continue;
@@ -445,9 +463,9 @@ int RunFuzzLoop(const FuzzOptions& options, const CaseGenerator& generate) {
          << "- minimal repro:\n\n```text\n"
          << graph_text.substr(0, 4000) << (graph_text.size() > 4000 ? "\n# ...cut\n" : "")
          << "```\n"
-         << "- observed: " << result.kind << ": " << line << "\n";
+         << "- observed: " << described.kind << ": " << line << "\n";
     std::string short_line = line.substr(0, 90);
-    AppendFinding(options, key + ": " + result.kind + ": " + short_line, body.str());
+    AppendFinding(options, key + ": " + described.kind + ": " + short_line, body.str());
   }
   rmdir(scratch.c_str());
   unlink(capture.c_str());
