@@ -36,19 +36,30 @@ static TF_Tensor* tensor_from(const NpyArray* array) {
                       free_copy, NULL);
 }
 
+/* Element i as a double. The recorded arrays sit inside the npz file at any
+ * address, so each element is copied out rather than read in place. */
 static double element(const void* data, TF_DataType dtype, size_t i) {
+  const unsigned char* bytes = (const unsigned char*)data;
+  float f;
+  double d;
+  int32_t i32;
+  int64_t i64;
   switch (dtype) {
     case TF_FLOAT:
-      return ((const float*)data)[i];
+      memcpy(&f, bytes + i * sizeof f, sizeof f);
+      return f;
     case TF_DOUBLE:
-      return ((const double*)data)[i];
+      memcpy(&d, bytes + i * sizeof d, sizeof d);
+      return d;
     case TF_INT32:
-      return ((const int32_t*)data)[i];
+      memcpy(&i32, bytes + i * sizeof i32, sizeof i32);
+      return i32;
     case TF_INT64:
-      return (double)((const int64_t*)data)[i];
+      memcpy(&i64, bytes + i * sizeof i64, sizeof i64);
+      return (double)i64;
     case TF_UINT8:
     case TF_BOOL:
-      return ((const unsigned char*)data)[i];
+      return bytes[i];
     default:
       return NAN;
   }
