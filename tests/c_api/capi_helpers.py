@@ -238,6 +238,26 @@ class Api:
         finally:
             self.lib.TF_DeleteBuffer(buffer)
 
+    def import_graph_def(self, graph, graph_def, options=None):
+        """TF_GraphImportGraphDef of a GraphDef message (or its bytes);
+        returns (code, message) instead of raising."""
+        data = graph_def if isinstance(graph_def, bytes) else graph_def.SerializeToString()
+        buffer = self.lib.TF_NewBufferFromString(data, len(data))
+        status = self.lib.TF_NewStatus()
+        self.lib.TF_GraphImportGraphDef(graph, buffer,
+                                        options if options is not None else self.ffi.NULL, status)
+        result = self.code(status), self.message(status)
+        self.lib.TF_DeleteStatus(status)
+        self.lib.TF_DeleteBuffer(buffer)
+        return result
+
+    def operation_names(self, graph):
+        """Names of the graph's operations, in TF_GraphNextOperation order."""
+        pos, found = self.ffi.new("size_t*", 0), []
+        while (oper := self.lib.TF_GraphNextOperation(graph, pos)) != self.ffi.NULL:
+            found.append(self.ffi.string(self.lib.TF_OperationName(oper)).decode())
+        return found
+
     # ---- sessions ----
     def options(self, config=None, target=None):
         """New TF_SessionOptions (caller deletes)."""

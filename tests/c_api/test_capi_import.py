@@ -6,27 +6,6 @@ import pytest
 from capi_helpers import CODES, TF_FLOAT
 
 
-def import_graph_def(api, graph, graph_def, options=None):
-    """Imports a GraphDef message; returns (code, message)."""
-    lib, ffi = api.lib, api.ffi
-    data = graph_def.SerializeToString() if not isinstance(graph_def, bytes) else graph_def
-    buffer = lib.TF_NewBufferFromString(data, len(data))
-    status = lib.TF_NewStatus()
-    lib.TF_GraphImportGraphDef(graph, buffer, options if options is not None else ffi.NULL,
-                               status)
-    result = api.code(status), api.message(status)
-    lib.TF_DeleteStatus(status)
-    lib.TF_DeleteBuffer(buffer)
-    return result
-
-
-def names(api, graph):
-    pos, found = api.ffi.new("size_t*", 0), []
-    while (oper := api.lib.TF_GraphNextOperation(graph, pos)) != api.ffi.NULL:
-        found.append(api.ffi.string(api.lib.TF_OperationName(oper)).decode())
-    return found
-
-
 def affine_graph_def(api):
     """y = x * two, as a GraphDef built from a TF_Graph."""
     lib = api.lib
@@ -64,8 +43,8 @@ def test_TF_GraphToGraphDef_refuses_non_empty_buffer(api, lib, graph, status):
 
 
 def test_TF_GraphImportGraphDef_round_trip_with_shapes(api, lib, graph):
-    assert import_graph_def(api, graph, affine_graph_def(api)) == (CODES["OK"], "")
-    assert names(api, graph) == ["x", "two", "y"]
+    assert api.import_graph_def(graph, affine_graph_def(api)) == (CODES["OK"], "")
+    assert api.operation_names(graph) == ["x", "two", "y"]
     y = lib.TF_GraphOperationByName(graph, b"y")
     dims = api.ffi.new("int64_t[]", 2)
     api.call(lib.TF_GraphGetTensorShape, graph, api.output(y), dims, 2)
@@ -73,24 +52,24 @@ def test_TF_GraphImportGraphDef_round_trip_with_shapes(api, lib, graph):
 
 
 def test_TF_GraphImportGraphDef_garbage_bytes(api, lib, graph):
-    code, message = import_graph_def(api, graph, b"\x0a\xff\xff\xff\x0f garbage")
+    code, message = api.import_graph_def(graph, b"\x0a\xff\xff\xff\x0f garbage")
     assert code == CODES["INVALID_ARGUMENT"]
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 def test_TF_GraphImportGraphDef_unknown_op_adds_nothing(api, lib, graph):
     graph_def = affine_graph_def(api)
     graph_def.node.add(name="weird", op="NoSuchOp")
-    code, message = import_graph_def(api, graph, graph_def)
+    code, message = api.import_graph_def(graph, graph_def)
     assert code == CODES["NOT_FOUND"] and "weird" in message
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 def test_TF_GraphImportGraphDef_duplicate_name(api, lib, graph):
     api.placeholder(graph, "x")
-    code, message = import_graph_def(api, graph, affine_graph_def(api))
+    code, message = api.import_graph_def(graph, affine_graph_def(api))
     assert code == CODES["ALREADY_EXISTS"] and "x" in message
-    assert names(api, graph) == ["x"]
+    assert api.operation_names(graph) == ["x"]
 
 
 def test_TF_GraphImportGraphDef_shape_failure_adds_nothing(api, lib, graph):
@@ -102,9 +81,9 @@ def test_TF_GraphImportGraphDef_shape_failure_adds_nothing(api, lib, graph):
             node.attr["shape"].shape.dim.add().size = size
     product = graph_def.node.add(name="product", op="MatMul", input=["a", "b"])
     product.attr["T"].type = TF_FLOAT
-    code, message = import_graph_def(api, graph, graph_def)
+    code, message = api.import_graph_def(graph, graph_def)
     assert code == CODES["INVALID_ARGUMENT"] and "product" in message
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 def test_TF_GraphImportGraphDef_null_options_and_buffer(api, lib, graph, status):
@@ -114,8 +93,8 @@ def test_TF_GraphImportGraphDef_null_options_and_buffer(api, lib, graph, status)
 
 def test_TF_NewImportGraphDefOptions_defaults_keep_names(api, lib, graph, options):
     assert options != api.ffi.NULL
-    assert import_graph_def(api, graph, affine_graph_def(api), options)[0] == CODES["OK"]
-    assert names(api, graph) == ["x", "two", "y"]
+    assert api.import_graph_def(graph, affine_graph_def(api), options)[0] == CODES["OK"]
+    assert api.operation_names(graph) == ["x", "two", "y"]
 
 
 def test_TF_DeleteImportGraphDefOptions_accepts_null(api, lib):
@@ -124,13 +103,13 @@ def test_TF_DeleteImportGraphDefOptions_accepts_null(api, lib):
 
 def test_TF_ImportGraphDefOptionsSetPrefix(api, lib, graph, options):
     lib.TF_ImportGraphDefOptionsSetPrefix(options, b"imported")
-    assert import_graph_def(api, graph, affine_graph_def(api), options)[0] == CODES["OK"]
-    assert names(api, graph) == ["imported/x", "imported/two", "imported/y"]
+    assert api.import_graph_def(graph, affine_graph_def(api), options)[0] == CODES["OK"]
+    assert api.operation_names(graph) == ["imported/x", "imported/two", "imported/y"]
     y = lib.TF_GraphOperationByName(graph, b"imported/y")
     assert lib.TF_OperationInput([y, 0]).oper == lib.TF_GraphOperationByName(graph,
                                                                                b"imported/x")
     # The same GraphDef again under the same prefix collides.
-    code, _ = import_graph_def(api, graph, affine_graph_def(api), options)
+    code, _ = api.import_graph_def(graph, affine_graph_def(api), options)
     assert code == CODES["ALREADY_EXISTS"]
 
 
@@ -138,7 +117,7 @@ def test_TF_ImportGraphDefOptionsAddInputMapping(api, lib, graph, options):
     mine = api.placeholder(graph, "mine", shape=[-1, 2])
     lib.TF_ImportGraphDefOptionsSetPrefix(options, b"g")
     lib.TF_ImportGraphDefOptionsAddInputMapping(options, b"x", 0, api.output(mine))
-    assert import_graph_def(api, graph, affine_graph_def(api), options)[0] == CODES["OK"]
+    assert api.import_graph_def(graph, affine_graph_def(api), options)[0] == CODES["OK"]
     y = lib.TF_GraphOperationByName(graph, b"g/y")
     assert lib.TF_OperationInput([y, 0]).oper == mine
     assert lib.TF_OperationOutputNumConsumers(
@@ -149,9 +128,9 @@ def test_TF_ImportGraphDefOptionsAddInputMapping_to_missing_output(api, lib, gra
     mine = api.placeholder(graph, "mine")
     lib.TF_ImportGraphDefOptionsAddInputMapping(options, b"x", 0, api.output(mine, 3))
     lib.TF_ImportGraphDefOptionsSetPrefix(options, b"g")
-    code, _ = import_graph_def(api, graph, affine_graph_def(api), options)
+    code, _ = api.import_graph_def(graph, affine_graph_def(api), options)
     assert code == CODES["INVALID_ARGUMENT"]
-    assert names(api, graph) == ["mine"]
+    assert api.operation_names(graph) == ["mine"]
 
 
 def test_TF_ImportGraphDefOptionsRemapControlDependency(api, lib, graph, options):
@@ -161,7 +140,7 @@ def test_TF_ImportGraphDefOptionsRemapControlDependency(api, lib, graph, options
     graph_def.node.add(name="after", op="NoOp", input=["^gate"])
     lib.TF_ImportGraphDefOptionsSetPrefix(options, b"g")
     lib.TF_ImportGraphDefOptionsRemapControlDependency(options, b"gate", mine)
-    assert import_graph_def(api, graph, graph_def, options)[0] == CODES["OK"]
+    assert api.import_graph_def(graph, graph_def, options)[0] == CODES["OK"]
     after = lib.TF_GraphOperationByName(graph, b"g/after")
     found = api.ffi.new("TF_Operation*[]", 1)
     assert lib.TF_OperationGetControlInputs(after, found, 1) == 1
@@ -172,7 +151,7 @@ def test_TF_ImportGraphDefOptionsAddControlDependency(api, lib, graph, options):
     first = api.op(graph, "NoOp", "first")
     lib.TF_ImportGraphDefOptionsSetPrefix(options, b"g")
     lib.TF_ImportGraphDefOptionsAddControlDependency(options, first)
-    assert import_graph_def(api, graph, affine_graph_def(api), options)[0] == CODES["OK"]
+    assert api.import_graph_def(graph, affine_graph_def(api), options)[0] == CODES["OK"]
     gated = {api.ffi.string(lib.TF_OperationName(o)).decode()
              for o in [lib.TF_GraphOperationByName(graph, n) for n in (b"g/x", b"g/two", b"g/y")]
              if lib.TF_OperationNumControlInputs(o) == 1}
@@ -230,7 +209,7 @@ def test_TF_GraphImportGraphDefWithReturnOutputs_missing_output_adds_nothing(
     code, message, _ = import_with_return_outputs(api, graph, affine_graph_def(api), options, 1)
     assert code == CODES["INVALID_ARGUMENT"]
     assert "Requested return output" in message
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 def test_TF_GraphImportGraphDefWithReturnOutputs_wrong_room_adds_nothing(api, lib, graph,
@@ -238,4 +217,4 @@ def test_TF_GraphImportGraphDefWithReturnOutputs_wrong_room_adds_nothing(api, li
     lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"y", 0)
     code, _, _ = import_with_return_outputs(api, graph, affine_graph_def(api), options, 2)
     assert code == CODES["INVALID_ARGUMENT"]
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []

@@ -9,25 +9,6 @@ from capi_helpers import CODES, TF_FLOAT
 CPU0 = b"/job:localhost/replica:0/task:0/device:CPU:0"
 
 
-def import_graph_def(api, graph, graph_def):
-    lib = api.lib
-    data = graph_def.SerializeToString()
-    buffer = lib.TF_NewBufferFromString(data, len(data))
-    status = lib.TF_NewStatus()
-    lib.TF_GraphImportGraphDef(graph, buffer, api.ffi.NULL, status)
-    result = api.code(status), api.message(status)
-    lib.TF_DeleteStatus(status)
-    lib.TF_DeleteBuffer(buffer)
-    return result
-
-
-def names(api, graph):
-    pos, found = api.ffi.new("size_t*", 0), []
-    while (oper := api.lib.TF_GraphNextOperation(graph, pos)) != api.ffi.NULL:
-        found.append(api.ffi.string(api.lib.TF_OperationName(oper)).decode())
-    return found
-
-
 def add_recv(graph_def, name="lone_recv"):
     node = graph_def.node.add(name=name, op="_Recv")
     node.attr["tensor_type"].type = TF_FLOAT
@@ -67,10 +48,10 @@ def internal_op_graph_defs(api):
 
 @pytest.mark.parametrize("op", ["_Recv", "_Arg", "_Retval", "_Send"])
 def test_TF_GraphImportGraphDef_refuses_internal_ops(api, graph, op):
-    code, message = import_graph_def(api, graph, internal_op_graph_defs(api)[op])
+    code, message = api.import_graph_def(graph, internal_op_graph_defs(api)[op])
     assert code == CODES["INVALID_ARGUMENT"], message
     assert "'internal'" in message and op in message
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 @pytest.mark.parametrize("bad_name", ["a\0b", "_hidden", "-dash", "a:0", "^x", "a b", "é"])
@@ -80,14 +61,14 @@ def test_TF_GraphImportGraphDef_refuses_invalid_node_names(api, graph, bad_name)
     good.attr["dtype"].type = TF_FLOAT
     bad = graph_def.node.add(name=bad_name, op="Placeholder")
     bad.attr["dtype"].type = TF_FLOAT
-    code, message = import_graph_def(api, graph, graph_def)
+    code, message = api.import_graph_def(graph, graph_def)
     assert code == CODES["INVALID_ARGUMENT"], message
     assert "invalid name" in message
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
     # The failure left nothing behind: the good part imports on its own.
     del graph_def.node[1]
-    assert import_graph_def(api, graph, graph_def)[0] == CODES["OK"]
-    assert names(api, graph) == ["good"]
+    assert api.import_graph_def(graph, graph_def)[0] == CODES["OK"]
+    assert api.operation_names(graph) == ["good"]
 
 
 def test_TF_GraphImportGraphDef_accepts_every_valid_name_character(api, graph):
@@ -95,7 +76,7 @@ def test_TF_GraphImportGraphDef_accepts_every_valid_name_character(api, graph):
     for name in ["a", "Z9", ".dot", "9lives", "a_b.c-d/e>f", "scope/inner/op"]:
         node = graph_def.node.add(name=name, op="Placeholder")
         node.attr["dtype"].type = TF_FLOAT
-    code, message = import_graph_def(api, graph, graph_def)
+    code, message = api.import_graph_def(graph, graph_def)
     assert code == CODES["OK"], message
 
 
@@ -114,7 +95,7 @@ def test_TF_GraphImportGraphDef_refuses_a_bad_prefix(api, lib, graph):
     lib.TF_DeleteBuffer(buffer)
     lib.TF_DeleteImportGraphDefOptions(options)
     assert code == CODES["INVALID_ARGUMENT"] and "_private/x" in message
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 @pytest.mark.covers("TF_FinishOperation")
@@ -127,7 +108,7 @@ def test_TF_NewOperation_refuses_internal_ops(api, lib, graph, status):
     assert lib.TF_FinishOperation(desc, status) == api.ffi.NULL
     assert api.code(status) == CODES["INVALID_ARGUMENT"]
     assert "'recv'" in api.message(status) and "_Recv" in api.message(status)
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 @pytest.mark.covers("TF_FinishOperation")
@@ -136,7 +117,7 @@ def test_TF_NewOperation_refuses_invalid_names(api, lib, graph, status):
         desc = lib.TF_NewOperation(graph, b"NoOp", bad_name)
         assert lib.TF_FinishOperation(desc, status) == api.ffi.NULL
         assert api.code(status) == CODES["INVALID_ARGUMENT"], bad_name
-    assert names(api, graph) == []
+    assert api.operation_names(graph) == []
 
 
 @pytest.mark.covers("TF_NewDeprecatedSession", "TF_DeleteDeprecatedSession")
