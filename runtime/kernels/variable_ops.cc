@@ -10,8 +10,10 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "runtime/kernels/eigen_helpers.h"
+#include "runtime/kernels/kernel_util.h"
 
 namespace tensorweave {
 namespace {
@@ -137,7 +139,14 @@ class AssignUpdateOp : public OpKernel {
       ParallelFor(ctx, current.NumElements(), 3 * sizeof(T), kCheapCycles,
                   [&](int64_t begin, int64_t end) {
                     const int64_t length = end - begin;
-                    if (kSubtract) {
+                    if constexpr (std::is_integral_v<T>) {
+                      // Two's-complement wrap, as TensorFlow gives, instead
+                      // of signed overflow (undefined behaviour).
+                      for (int64_t i = begin; i < end; ++i) {
+                        sums[i] = kSubtract ? WrappingSub(old_values[i], deltas[i])
+                                            : WrappingAdd(old_values[i], deltas[i]);
+                      }
+                    } else if (kSubtract) {
                       EigenVector<T>(sums + begin, length) =
                           ConstEigenVector<T>(old_values + begin, length) -
                           ConstEigenVector<T>(deltas + begin, length);

@@ -64,3 +64,17 @@ def test_bool_feeds_with_bytes_other_than_0_and_1_read_as_true():
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(result, {flags: raw}),
                                           [True, False, False, False])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_assign_add_and_sub_wrap(dtype):
+    # Found by op_sweep under UBSan: AssignAdd on int64 overflowed (2 + max).
+    top, bottom = np.iinfo(dtype).max, np.iinfo(dtype).min
+    with tf.Graph().as_default():
+        v = tf.Variable(np.array([top, bottom], dtype))
+        up = tf.assign_add(v, np.array([2, 0], dtype))
+        down = tf.assign_sub(v, np.array([0, 1], dtype))
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(up), [bottom + 1, bottom])
+            np.testing.assert_array_equal(sess.run(down), [bottom + 1, top])
