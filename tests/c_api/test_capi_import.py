@@ -218,3 +218,14 @@ def test_TF_GraphImportGraphDefWithReturnOutputs_wrong_room_adds_nothing(api, li
     code, _, _ = import_with_return_outputs(api, graph, affine_graph_def(api), options, 2)
     assert code == CODES["INVALID_ARGUMENT"]
     assert api.operation_names(graph) == []
+
+
+def test_TF_GraphImportGraphDefWithReturnOutputs_null_array_adds_nothing(api, lib, graph,
+                                                                        options, status):
+    lib.TF_ImportGraphDefOptionsAddReturnOutput(options, b"y", 0)
+    data = affine_graph_def(api).SerializeToString()
+    buffer = lib.TF_NewBufferFromString(data, len(data))
+    lib.TF_GraphImportGraphDefWithReturnOutputs(graph, buffer, options, api.ffi.NULL, 1, status)
+    lib.TF_DeleteBuffer(buffer)
+    assert lib.TF_GetCode(status) == CODES["INVALID_ARGUMENT"]
+    assert api.operation_names(graph) == []

@@ -108,6 +108,30 @@ class ThrowOp : public OpKernel {
 };
 REGISTER_KERNEL_BUILDER(Name("ResourceLimitsTestThrow").Device(DEVICE_CPU), ThrowOp);
 
+REGISTER_OP("ResourceLimitsTestThrowAsync")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("call_done_first: bool")
+    .Doc("Test op: an async kernel that throws, after calling done or before.");
+
+class ThrowAsyncOp : public AsyncOpKernel {
+ public:
+  explicit ThrowAsyncOp(OpKernelConstruction* c) : AsyncOpKernel(c) {
+    OP_REQUIRES_OK(c, c->GetAttr("call_done_first", &call_done_first_));
+  }
+  void ComputeAsync(OpKernelContext* c, DoneCallback done) override {
+    if (call_done_first_) {
+      c->SetStatus(errors::InvalidArgument("failed before throwing"));
+      done();
+    }
+    throw std::runtime_error("thrown from ComputeAsync");
+  }
+
+ private:
+  bool call_done_first_ = false;
+};
+REGISTER_KERNEL_BUILDER(Name("ResourceLimitsTestThrowAsync").Device(DEVICE_CPU), ThrowAsyncOp);
+
 Status RunThrowing(const std::string& what) {
   GraphDef graph;
   AddScalar(&graph, "x", 1.0f);
@@ -132,6 +156,25 @@ TEST(KernelExceptionTest, AnExceptionBecomesAStatusNamingTheNode) {
   for (const auto& c : cases) {
     const Status status = RunThrowing(c.what);
     EXPECT_EQ(status.code(), c.code) << c.what << ": " << status;
+    EXPECT_NE(status.message().find("node 'thrower'"), std::string::npos) << status;
+  }
+}
+
+TEST(KernelExceptionTest, AnAsyncKernelThatThrowsFinishesItsNodeOnce) {
+  for (bool call_done_first : {false, true}) {
+    GraphDef graph;
+    AddScalar(&graph, "x", 1.0f);
+    SetAttr(AddNode(&graph, "thrower", "ResourceLimitsTestThrowAsync", {"x"}), "call_done_first",
+            call_done_first);
+    SessionOptions options;
+    std::unique_ptr<Session> session;
+    SESSION_ASSERT_OK(NewSession(options, &session));
+    SESSION_ASSERT_OK(session->Create(graph));
+    std::vector<Tensor> outputs;
+    const Status status = session->Run({}, {"thrower:0"}, {}, &outputs);
+    // Called before the throw, `done` keeps the kernel's own status; not
+    // called, the exception becomes the status. Either way the step ends.
+    EXPECT_EQ(status.code(), call_done_first ? Code::INVALID_ARGUMENT : Code::INTERNAL) << status;
     EXPECT_NE(status.message().find("node 'thrower'"), std::string::npos) << status;
   }
 }
