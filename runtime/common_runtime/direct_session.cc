@@ -121,8 +121,8 @@ Status DirectSession::Init() {
   TW_RETURN_IF_ERROR(IntraOpDevice(options_.config.intra_op_parallelism_threads(), &intra_op));
   TW_RETURN_IF_ERROR(InterOpRunner(options_.config.inter_op_parallelism_threads(), &runner_));
   for (int i = 0; i < num_cpus; ++i) {
-    devices_.push_back(
-        std::make_unique<Device>(LocalCpuDeviceName("localhost", 0, i), DEVICE_CPU, intra_op));
+    devices_.push_back(std::make_unique<Device>(LocalCpuDeviceName("localhost", 0, i), DEVICE_CPU,
+                                                intra_op, NewDeviceIncarnation()));
     devices_by_name_[devices_.back()->name()] = devices_.back().get();
   }
   return Status::OK();
@@ -570,7 +570,12 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   if (!placement_log.empty()) std::fputs(placement_log.c_str(), stderr);
 
   std::map<std::string, std::unique_ptr<Graph>> partitions;
-  TW_RETURN_IF_ERROR(PartitionGraph(graph, &partitions));
+  PartitionOptions partition_options;
+  partition_options.device_incarnation = [this](const std::string& device) {
+    auto found = devices_by_name_.find(device);  // placement only picks our devices
+    return found == devices_by_name_.end() ? uint64_t{1} : found->second->incarnation();
+  };
+  TW_RETURN_IF_ERROR(PartitionGraph(partition_options, graph, &partitions));
   auto result = std::make_unique<ExecutorsAndKeys>();
   for (const auto& entry : partitions) {
     auto device = devices_by_name_.find(entry.first);

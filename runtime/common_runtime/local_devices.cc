@@ -1,5 +1,7 @@
 #include "runtime/common_runtime/local_devices.h"
 
+#include <random>
+
 #include "runtime/framework/str_util.h"
 #include "runtime/framework/types.h"
 
@@ -19,6 +21,14 @@ Status LocalCpuDeviceCount(const ConfigProto& config, int* count) {
 
 std::string LocalCpuDeviceName(const std::string& job, int task, int index) {
   return StrCat("/job:", job, "/replica:0/task:", task, "/device:CPU:", index);
+}
+
+uint64_t NewDeviceIncarnation() {
+  std::random_device entropy;
+  std::mt19937_64 generator((uint64_t{entropy()} << 32) ^ entropy());
+  uint64_t incarnation = 0;
+  while (incarnation == 0) incarnation = generator();
+  return incarnation;
 }
 
 DeviceAttributes LocalCpuDeviceAttributes(const std::string& name) {

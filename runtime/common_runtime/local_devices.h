@@ -30,6 +30,10 @@ Status LocalCpuDeviceCount(const ConfigProto& config, int* count);
 // "/job:<job>/replica:0/task:<task>/device:CPU:<index>".
 std::string LocalCpuDeviceName(const std::string& job, int task, int index);
 
+// A random 64-bit number that is never 0 (TensorFlow reads 0 as
+// "unknown"): the incarnation of a device made now.
+uint64_t NewDeviceIncarnation();
+
 // The attributes a CPU device called `name` reports.
 DeviceAttributes LocalCpuDeviceAttributes(const std::string& name);
 

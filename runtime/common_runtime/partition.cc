@@ -24,18 +24,23 @@ void SetAttr(NodeDef* def, const std::string& name, bool value) {
 
 // The attrs _Send and _Recv share; they decide the rendezvous key.
 void SetTransferAttrs(NodeDef* def, const std::string& tensor_name, const std::string& send_device,
-                      const std::string& recv_device) {
+                      uint64_t send_device_incarnation, const std::string& recv_device) {
   SetAttr(def, "tensor_name", tensor_name);
   SetAttr(def, "send_device", send_device);
-  SetAttr(def, "send_device_incarnation", int64_t{1});
+  // The attr is an int64 in TensorFlow's OpDef; the bits are the uint64.
+  SetAttr(def, "send_device_incarnation", static_cast<int64_t>(send_device_incarnation));
   SetAttr(def, "recv_device", recv_device);
   SetAttr(def, "client_terminated", false);
 }
 
 class Partitioner {
  public:
-  Partitioner(const Graph& graph, std::map<std::string, std::unique_ptr<Graph>>* partitions)
-      : graph_(graph), partitions_(partitions), copies_(graph.num_node_ids(), nullptr) {}
+  Partitioner(const PartitionOptions& options, const Graph& graph,
+              std::map<std::string, std::unique_ptr<Graph>>* partitions)
+      : options_(options),
+        graph_(graph),
+        partitions_(partitions),
+        copies_(graph.num_node_ids(), nullptr) {}
 
   Status Run() {
     partitions_->clear();
@@ -65,6 +70,11 @@ class Partitioner {
     return Status::OK();
   }
 
+  std::string LocationOf(const Node& node) const {
+    return options_.node_to_location ? options_.node_to_location(node)
+                                     : node.assigned_device_name();
+  }
+
   Status CopyNode(const Node* node) {
     const std::string& device = node->assigned_device_name();
     if (device.empty()) {
@@ -73,16 +83,16 @@ class Partitioner {
     NodeDef def = node->def();
     def.clear_input();
     def.set_device(device);
-    return AddPlacedNode(PartitionFor(device), def, device, &copies_[node->id()]);
+    return AddPlacedNode(PartitionFor(LocationOf(*node)), def, device, &copies_[node->id()]);
   }
 
   Status CopyEdge(const Edge* edge) {
     const Node* src = edge->src();
     const Node* dst = edge->dst();
-    const std::string& src_device = src->assigned_device_name();
-    const std::string& dst_device = dst->assigned_device_name();
-    Graph* dst_partition = PartitionFor(dst_device);
-    if (src_device == dst_device) {
+    const std::string src_location = LocationOf(*src);
+    const std::string dst_location = LocationOf(*dst);
+    Graph* dst_partition = PartitionFor(dst_location);
+    if (src_location == dst_location) {
       if (edge->IsControlEdge()) {
         dst_partition->AddControlEdge(copies_[src->id()], copies_[dst->id()]);
         return Status::OK();
@@ -111,9 +121,11 @@ class Partitioner {
       *recv = cached;
       return Status::OK();
     }
-    Graph* src_partition = PartitionFor(src_device);
-    Graph* dst_partition = PartitionFor(dst_device);
+    Graph* src_partition = PartitionFor(LocationOf(*src));
+    Graph* dst_partition = PartitionFor(LocationOf(*edge->dst()));
     const std::string tensor_name = StrCat("edge_", edge->id(), "_", src->name());
+    const uint64_t incarnation =
+        options_.device_incarnation ? options_.device_incarnation(src_device) : 1;
 
     Node* sent = copies_[src->id()];
     int sent_output = slot;
@@ -141,7 +153,7 @@ class Partitioner {
     send.set_name(src_partition->NewName(src->name() + "/_send_for_" + edge->dst()->name()));
     send.set_op("_Send");
     SetAttr(&send, "T", dtype);
-    SetTransferAttrs(&send, tensor_name, src_device, dst_device);
+    SetTransferAttrs(&send, tensor_name, src_device, incarnation, dst_device);
     Node* send_node = nullptr;
     TW_RETURN_IF_ERROR(AddPlacedNode(src_partition, send, src_device, &send_node));
     TW_RETURN_IF_ERROR(src_partition->AddEdge(sent, sent_output, send_node, 0));
@@ -150,12 +162,13 @@ class Partitioner {
     receive.set_name(dst_partition->NewName(src->name() + "/_recv"));
     receive.set_op("_Recv");
     SetAttr(&receive, "tensor_type", dtype);
-    SetTransferAttrs(&receive, tensor_name, src_device, dst_device);
+    SetTransferAttrs(&receive, tensor_name, src_device, incarnation, dst_device);
     TW_RETURN_IF_ERROR(AddPlacedNode(dst_partition, receive, dst_device, recv));
     cached = *recv;
     return Status::OK();
   }
 
+  const PartitionOptions& options_;
   const Graph& graph_;
   std::map<std::string, std::unique_ptr<Graph>>* partitions_;
   std::vector<Node*> copies_;  // by id in graph_: the node's copy in its partition
@@ -164,9 +177,9 @@ class Partitioner {
 
 }  // namespace
 
-Status PartitionGraph(const Graph& graph,
+Status PartitionGraph(const PartitionOptions& options, const Graph& graph,
                       std::map<std::string, std::unique_ptr<Graph>>* partitions) {
-  return Partitioner(graph, partitions).Run();
+  return Partitioner(options, graph, partitions).Run();
 }
 
 }  // namespace tensorweave

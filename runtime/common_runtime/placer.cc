@@ -6,21 +6,11 @@
 #include <numeric>
 
 #include "runtime/framework/node_def_util.h"
+#include "runtime/framework/str_util.h"
 
 namespace tensorweave {
 
 namespace {
-
-std::vector<std::string> Split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
-}
 
 // "*" gives -1 (any); otherwise a non-negative integer.
 bool ParseId(const std::string& text, int* id) {
@@ -48,7 +38,7 @@ bool ParseType(const std::string& text, std::string* type) {
 
 // One "key:value[:value]" component of a device name.
 bool ParseComponent(const std::string& component, DeviceSpec* spec) {
-  std::vector<std::string> parts = Split(component, ':');
+  std::vector<std::string> parts = StrSplit(component, ':');
   if (parts.size() == 2 && parts[0] == "job") {
     spec->job = parts[1];
     return !spec->job.empty();
@@ -222,7 +212,7 @@ std::string DeviceSpec::ToString() const {
 
 Status ParseDeviceSpec(const std::string& name, DeviceSpec* spec) {
   *spec = DeviceSpec();
-  for (const std::string& component : Split(name, '/')) {
+  for (const std::string& component : StrSplit(name, '/')) {
     if (component.empty()) continue;
     if (!ParseComponent(component, spec)) {
       return errors::InvalidArgument("Malformed device specification '", name, "'");

@@ -5,14 +5,6 @@
 
 namespace tensorweave {
 
-std::string Rendezvous::CreateKey(const std::string& send_device, const std::string& recv_device,
-                                  const std::string& tensor_name) {
-  std::string key;
-  key.reserve(send_device.size() + recv_device.size() + tensor_name.size() + 2);
-  key.append(send_device).append(1, ';').append(recv_device).append(1, ';').append(tensor_name);
-  return key;
-}
-
 Status IntraProcessRendezvous::Send(const std::string& key, const Tensor& value) {
   DoneCallback waiter;
   {

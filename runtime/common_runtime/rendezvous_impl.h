@@ -3,7 +3,7 @@
 // leaves a callback that the Send (or an abort) later runs.
 //
 //   IntraProcessRendezvous rendezvous;
-//   const std::string key = Rendezvous::CreateKey(cpu0, cpu1, "edge_7_x");
+//   const std::string key = Rendezvous::CreateKey(cpu0, incarnation, cpu1, "edge_7_x");
 //   rendezvous.RecvAsync(key, [](const Status& s, const Tensor& v) { ... });
 //   rendezvous.Send(key, value);  // runs the callback above on this thread
 //

@@ -1,7 +1,6 @@
 #include "runtime/distributed/grpc_worker_service.h"
 
 #include <cctype>
-#include <random>
 
 #include "runtime/common_runtime/local_devices.h"
 
@@ -19,14 +18,6 @@ bool IsValidJobName(const std::string& name) {
 }
 
 }  // namespace
-
-uint64_t NewIncarnation() {
-  std::random_device entropy;
-  std::mt19937_64 generator((uint64_t{entropy()} << 32) ^ entropy());
-  uint64_t incarnation = 0;
-  while (incarnation == 0) incarnation = generator();
-  return incarnation;
-}
 
 Status GrpcWorkerService::Create(const WorkerOptions& options,
                                  std::unique_ptr<GrpcWorkerService>* service) {
@@ -47,7 +38,7 @@ Status GrpcWorkerService::Create(const WorkerOptions& options,
     device.set_name(local.name);
     device.set_device_type(local.device_type);
     device.set_memory_limit(local.memory_limit_bytes);
-    device.set_incarnation(NewIncarnation());
+    device.set_incarnation(NewDeviceIncarnation());
     device.set_xla_global_id(-1);  // TensorFlow's "unknown"
     devices.push_back(std::move(device));
   }

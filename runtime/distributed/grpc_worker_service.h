@@ -52,9 +52,6 @@ class GrpcWorkerService final : public tensorflow::WorkerService::Service {
   const std::vector<proto::DeviceAttributes> devices_;
 };
 
-// A random 64-bit number that is never 0 (TensorFlow reads 0 as "unknown").
-uint64_t NewIncarnation();
-
 }  // namespace tensorweave
 
 #endif  // TENSORWEAVE_DISTRIBUTED_GRPC_WORKER_SERVICE_H_

@@ -4,6 +4,7 @@
 #ifndef TENSORWEAVE_FRAMEWORK_DEVICE_H_
 #define TENSORWEAVE_FRAMEWORK_DEVICE_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,12 +43,20 @@ class VariableStore {
 
 class Device {
  public:
-  // `eigen_device` is not owned and must outlive the device.
-  Device(std::string name, std::string device_type, const Eigen::ThreadPoolDevice* eigen_device)
-      : name_(std::move(name)), device_type_(std::move(device_type)), eigen_device_(eigen_device) {}
+  // `eigen_device` is not owned and must outlive the device. `incarnation`
+  // identifies this instance of the named device (a restarted worker's
+  // devices have new ones); it goes into the rendezvous keys of transfers
+  // it sends.
+  Device(std::string name, std::string device_type, const Eigen::ThreadPoolDevice* eigen_device,
+         uint64_t incarnation = 1)
+      : name_(std::move(name)),
+        device_type_(std::move(device_type)),
+        eigen_device_(eigen_device),
+        incarnation_(incarnation) {}
 
   const std::string& name() const { return name_; }
   const std::string& device_type() const { return device_type_; }
+  uint64_t incarnation() const { return incarnation_; }
   const Eigen::ThreadPoolDevice* eigen_cpu_device() const { return eigen_device_; }
   VariableStore* variables() { return &variables_; }
 
@@ -55,6 +64,7 @@ class Device {
   std::string name_;
   std::string device_type_;
   const Eigen::ThreadPoolDevice* eigen_device_;
+  uint64_t incarnation_;
   VariableStore variables_;
 };
 

@@ -1,8 +1,16 @@
 // Rendezvous: where a _Send on one device hands a tensor to the matching
 // _Recv on another, by key. One rendezvous lives for one step.
+//
+// Keys are TensorFlow's, so a key travels unchanged between processes
+// (RunGraph feeds and fetches, RecvTensor):
+//   "<send device>;<send device incarnation, 16 hex digits>;<recv device>;<tensor
+//   name>;<frame>:<iter>" e.g. "/job:ps/replica:0/task:0/device:CPU:0;00000000075bcd15;
+//         /job:worker/replica:0/task:0/device:CPU:0;edge_4_w;0:0"
+// The incarnation tells a restarted sender from the one the receiver knew.
 #ifndef TENSORWEAVE_FRAMEWORK_RENDEZVOUS_H_
 #define TENSORWEAVE_FRAMEWORK_RENDEZVOUS_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -17,9 +25,23 @@ class Rendezvous {
 
   virtual ~Rendezvous() = default;
 
-  // "send_device;recv_device;tensor_name": the key both ends compute.
-  static std::string CreateKey(const std::string& send_device, const std::string& recv_device,
-                               const std::string& tensor_name);
+  // A key taken apart.
+  struct ParsedKey {
+    std::string send_device;
+    uint64_t send_device_incarnation = 0;
+    std::string recv_device;
+    std::string tensor_name;
+    std::string frame_iter;  // "0:0" outside loops
+  };
+
+  // The key both ends compute from their _Send/_Recv attrs.
+  static std::string CreateKey(const std::string& send_device, uint64_t send_device_incarnation,
+                               const std::string& recv_device, const std::string& tensor_name,
+                               const std::string& frame_iter = "0:0");
+  // INVALID_ARGUMENT naming the key unless it has the five parts above, full
+  // device names ("/job:J/replica:R/task:T/device:TYPE:N") at both ends, a
+  // hexadecimal incarnation and a non-empty tensor name.
+  static Status ParseKey(const std::string& key, ParsedKey* parsed);
 
   // Delivers `value` under `key`. ALREADY_EXISTS if the key was sent twice in
   // this step; the abort status once StartAbort was called.

@@ -1,11 +1,12 @@
 // Small string helpers shared by the runtime: concatenation of mixed values
-// (for error messages) and joining.
+// (for error messages), joining and splitting.
 #ifndef TENSORWEAVE_FRAMEWORK_STR_UTIL_H_
 #define TENSORWEAVE_FRAMEWORK_STR_UTIL_H_
 
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tensorweave {
 
@@ -28,6 +29,19 @@ std::string StrJoin(const Container& items, const std::string& separator) {
     first = false;
   }
   return out.str();
+}
+
+// Splits `text` at every `separator`, keeping empty parts: "a;;b" gives
+// {"a", "", "b"} and "" gives {""}.
+inline std::vector<std::string> StrSplit(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
 }
 
 }  // namespace tensorweave

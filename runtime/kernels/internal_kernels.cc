@@ -56,10 +56,13 @@ class RetvalOp : public OpKernel {
 // The rendezvous key both ends compute from their shared attrs.
 Status RendezvousKeyFromAttrs(OpKernelConstruction* c, std::string* key) {
   std::string send_device, recv_device, tensor_name;
+  int64_t send_device_incarnation = 0;
   TW_RETURN_IF_ERROR(c->GetAttr("send_device", &send_device));
+  TW_RETURN_IF_ERROR(c->GetAttr("send_device_incarnation", &send_device_incarnation));
   TW_RETURN_IF_ERROR(c->GetAttr("recv_device", &recv_device));
   TW_RETURN_IF_ERROR(c->GetAttr("tensor_name", &tensor_name));
-  *key = Rendezvous::CreateKey(send_device, recv_device, tensor_name);
+  *key = Rendezvous::CreateKey(send_device, static_cast<uint64_t>(send_device_incarnation),
+                               recv_device, tensor_name);
   return Status::OK();
 }
 

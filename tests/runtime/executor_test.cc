@@ -220,8 +220,8 @@ TEST_F(ExecutorTest, ReadingAnUninitializedVariableIsFailedPrecondition) {
 
 TEST(IntraProcessRendezvousTest, SendThenRecvAndRecvThenSend) {
   IntraProcessRendezvous rendezvous;
-  const std::string key = Rendezvous::CreateKey(kCpu0, kCpu1, "t");
-  EXPECT_EQ(key, std::string(kCpu0) + ";" + kCpu1 + ";t");
+  const std::string key = Rendezvous::CreateKey(kCpu0, 0x75bcd15, kCpu1, "t");
+  EXPECT_EQ(key, std::string(kCpu0) + ";00000000075bcd15;" + kCpu1 + ";t;0:0");
   SESSION_ASSERT_OK(rendezvous.Send(key, FloatScalar(1)));
   float received = 0;
   rendezvous.RecvAsync(key, [&](const Status& status, const Tensor& value) {
@@ -231,7 +231,7 @@ TEST(IntraProcessRendezvousTest, SendThenRecvAndRecvThenSend) {
   EXPECT_EQ(received, 1);
   EXPECT_EQ(rendezvous.Send(key, FloatScalar(2)).code(), Code::ALREADY_EXISTS);
 
-  const std::string other = Rendezvous::CreateKey(kCpu0, kCpu1, "u");
+  const std::string other = Rendezvous::CreateKey(kCpu0, 1, kCpu1, "u");
   rendezvous.RecvAsync(
       other, [&](const Status& status, const Tensor& value) { received = value.scalar<float>(); });
   EXPECT_EQ(received, 1) << "waits for the send";
@@ -294,7 +294,11 @@ TEST(PartitionTest, OnePairPerTensorAndDestination) {
     node->set_assigned_device_name(node->name() == "x" ? kCpu0 : kCpu1);
   }
   std::map<std::string, std::unique_ptr<Graph>> partitions;
-  SESSION_ASSERT_OK(PartitionGraph(graph, &partitions));
+  PartitionOptions options;
+  options.device_incarnation = [](const std::string& device) {
+    return device == kCpu0 ? uint64_t{0xfeedface12345678} : uint64_t{7};
+  };
+  SESSION_ASSERT_OK(PartitionGraph(options, graph, &partitions));
   ASSERT_EQ(partitions.size(), 2u);
   GraphDef cpu0, cpu1;
   partitions[kCpu0]->ToGraphDef(&cpu0);
@@ -308,6 +312,89 @@ TEST(PartitionTest, OnePairPerTensorAndDestination) {
   SESSION_ASSERT_OK(GetNodeAttr(send, "recv_device", &recv_device));
   EXPECT_EQ(recv_device, kCpu1);
   for (const NodeDef& node : cpu1.node()) EXPECT_EQ(node.device(), kCpu1);
+  // Both ends name the sending device's incarnation, so their keys agree.
+  std::vector<const NodeDef*> transfers = {&send};
+  for (const NodeDef& node : cpu1.node()) {
+    if (node.op() == "_Recv") transfers.push_back(&node);
+  }
+  ASSERT_EQ(transfers.size(), 2u);
+  for (const NodeDef* transfer : transfers) {
+    SCOPED_TRACE(transfer->name());
+    int64_t incarnation = 0;
+    SESSION_ASSERT_OK(GetNodeAttr(*transfer, "send_device_incarnation", &incarnation));
+    EXPECT_EQ(static_cast<uint64_t>(incarnation), uint64_t{0xfeedface12345678});
+  }
+}
+
+TEST(PartitionTest, ByTaskKeepsEdgesWithinATaskAndCutsTheOthers) {
+  const std::string task0_cpu0 = "/job:worker/replica:0/task:0/device:CPU:0";
+  const std::string task0_cpu1 = "/job:worker/replica:0/task:0/device:CPU:1";
+  const std::string task1_cpu0 = "/job:ps/replica:0/task:0/device:CPU:0";
+  GraphDef graph_def;
+  AddScalar(&graph_def, "x", 1.0f);
+  AddAffine(&graph_def, "a", "x", 1.0f, 0.0f);
+  AddAffine(&graph_def, "b", "x", 1.0f, 0.0f);
+  Graph graph(OpRegistry::Global());
+  SESSION_ASSERT_OK(ConvertGraphDefToGraph(graph_def, &graph));
+  graph.FindNode("x")->set_assigned_device_name(task0_cpu0);
+  graph.FindNode("a")->set_assigned_device_name(task0_cpu1);
+  graph.FindNode("b")->set_assigned_device_name(task1_cpu0);
+  PartitionOptions options;
+  options.node_to_location = [](const Node& node) {
+    const std::string& device = node.assigned_device_name();
+    return device.substr(0, device.find("/device:"));
+  };
+  std::map<std::string, std::unique_ptr<Graph>> partitions;
+  SESSION_ASSERT_OK(PartitionGraph(options, graph, &partitions));
+  ASSERT_EQ(partitions.size(), 2u);
+  GraphDef worker, ps;
+  partitions["/job:worker/replica:0/task:0"]->ToGraphDef(&worker);
+  partitions["/job:ps/replica:0/task:0"]->ToGraphDef(&ps);
+  // x → a stays an edge between two devices of one task; x → b is cut.
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& node : worker.node()) by_name[node.name()] = &node;
+  ASSERT_EQ(worker.node_size(), 3);
+  ASSERT_TRUE(by_name.count("a"));
+  EXPECT_EQ(by_name["a"]->device(), task0_cpu1);
+  EXPECT_EQ(by_name["a"]->input(0), "x");
+  ASSERT_EQ(ps.node_size(), 2);
+  for (const NodeDef& node : ps.node()) EXPECT_EQ(node.device(), task1_cpu0);
+  const NodeDef& recv = ps.node(0).op() == "_Recv" ? ps.node(0) : ps.node(1);
+  ASSERT_EQ(recv.op(), "_Recv");
+  std::string send_device;
+  SESSION_ASSERT_OK(GetNodeAttr(recv, "send_device", &send_device));
+  EXPECT_EQ(send_device, task0_cpu0);
+}
+
+TEST(RendezvousKeyTest, ParsesWhatItCreates) {
+  const std::string key = Rendezvous::CreateKey(kCpu0, 0xfeedface12345678, kCpu1, "edge_3_x");
+  Rendezvous::ParsedKey parsed;
+  SESSION_ASSERT_OK(Rendezvous::ParseKey(key, &parsed));
+  EXPECT_EQ(parsed.send_device, kCpu0);
+  EXPECT_EQ(parsed.send_device_incarnation, uint64_t{0xfeedface12345678});
+  EXPECT_EQ(parsed.recv_device, kCpu1);
+  EXPECT_EQ(parsed.tensor_name, "edge_3_x");
+  EXPECT_EQ(parsed.frame_iter, "0:0");
+}
+
+TEST(RendezvousKeyTest, RejectsMalformedKeys) {
+  const std::string good_incarnation = "00000000075bcd15";
+  for (const std::string& key : std::vector<std::string>{
+           "",
+           "a;b;c",
+           std::string(kCpu0) + ";" + good_incarnation + ";" + kCpu1 + ";t",  // four parts
+           std::string(kCpu0) + ";" + good_incarnation + ";" + kCpu1 + ";t;0:0;x",
+           std::string(kCpu0) + ";xyz;" + kCpu1 + ";t;0:0",                      // not hex
+           std::string(kCpu0) + ";00000000075bcd15ff;" + kCpu1 + ";t;0:0",       // 72 bits
+           std::string(kCpu0) + ";" + good_incarnation + ";" + kCpu1 + ";;0:0",  // no name
+           "/device:CPU:0;" + good_incarnation + ";" + kCpu1 + ";t;0:0",         // short name
+           std::string(kCpu0) + ";" + good_incarnation +
+               ";/job:w/replica:x/task:0/device:CPU:0;t;0:0",
+       }) {
+    SCOPED_TRACE(key);
+    Rendezvous::ParsedKey parsed;
+    EXPECT_EQ(Rendezvous::ParseKey(key, &parsed).code(), Code::INVALID_ARGUMENT);
+  }
 }
 
 }  // namespace
