@@ -152,9 +152,9 @@ class StopAtStepHook(SessionRunHook):
     def after_run(self, run_context, run_values):
         # The fetched step may predate this run's increment: only when it says
         # the end is near is the step read again to decide.
-        if run_values.results + 1 >= self._last_step:
-            if run_context.session.run(self._global_step_tensor) >= self._last_step:
-                run_context.request_stop()
+        near_end = run_values.results + 1 >= self._last_step
+        if near_end and run_context.session.run(self._global_step_tensor) >= self._last_step:
+            run_context.request_stop()
 
 
 class NanLossDuringTrainingError(RuntimeError):

@@ -701,7 +701,7 @@ class _CoordinatedSession(_WrappedSession):
             try:
                 _WrappedSession.close(self)
             except Exception:  # noqa: BLE001 -- closing must not hide the join's error
-                pass
+                _log.debug("Ignoring an error while closing a session", exc_info=True)
 
     def run(self, *args, **kwargs):
         try:
@@ -758,7 +758,7 @@ class _HookedSession(_WrappedSession):
             hook.after_run(
                 run_context,
                 SessionRunValues(
-                    results=outputs[hook] if hook in outputs else None,
+                    results=outputs.get(hook),
                     options=merged_options,
                     run_metadata=run_metadata,
                 ),

@@ -105,10 +105,14 @@ def _get_or_create_global_step_read(graph=None):
     step = get_global_step(graph)
     if step is None:
         return None
-    with graph.as_default(), ops.name_scope(None), ops.control_dependencies(None):
-        with ops.name_scope(step.op.name + "/"):
-            value = step.value() if isinstance(step, variables.Variable) else step
-            read = array_ops.identity(value, name="read_for_hooks")
+    with (
+        graph.as_default(),
+        ops.name_scope(None),
+        ops.control_dependencies(None),
+        ops.name_scope(step.op.name + "/"),
+    ):
+        value = step.value() if isinstance(step, variables.Variable) else step
+        read = array_ops.identity(value, name="read_for_hooks")
     graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return read
 
