@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import tempfile
+import types
 
 import numpy as np
 
@@ -23,7 +24,7 @@ REFERENCE_FILE = os.path.join(
 
 
 def linear_regression(tf):
-    """y = 3x + 1 fitted by gradient descent; returns (train_op, feeds, w, b, global_step)."""
+    """y = 3x + 1 fitted by gradient descent: train_op, feeds, w, b, step, loss."""
     x = tf.placeholder(tf.float32, [None], name="x")
     y = tf.placeholder(tf.float32, [None], name="y")
     w = tf.Variable(0.0, name="w")
@@ -32,7 +33,10 @@ def linear_regression(tf):
     global_step = tf.train.get_or_create_global_step()
     train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
     xs = np.linspace(-1.0, 1.0, 16).astype(np.float32)
-    return train_op, {x: xs, y: 3.0 * xs + 1.0}, w, b, global_step, loss
+    feeds = {x: xs, y: 3.0 * xs + 1.0}
+    return types.SimpleNamespace(
+        train_op=train_op, feeds=feeds, w=w, b=b, step=global_step, loss=loss
+    )
 
 
 def recording_hook_class(tf):
@@ -82,9 +86,10 @@ def recording_hook_class(tf):
 
 def scenario_stop_at_step(tf, directory):
     """StopAtStepHook(last_step=1000): how many runs, the final step and fit."""
-    train_op, feeds, w, b, step, _ = linear_regression(tf)
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     runs = 0
-    final = tf.train.FinalOpsHook([step, w, b])
+    final = tf.train.FinalOpsHook([model.step, model.w, model.b])
     hooks = [tf.train.StopAtStepHook(last_step=1000), final]
     with tf.train.MonitoredTrainingSession(hooks=hooks) as sess:
         while not sess.should_stop():
@@ -103,7 +108,8 @@ def scenario_hook_order(tf, directory):
     """Two hooks around StopAtStepHook(num_steps=3)."""
     events = []
     hook_class = recording_hook_class(tf)
-    train_op, feeds, *_ = linear_regression(tf)
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     hooks = [hook_class(events, "a"), tf.train.StopAtStepHook(num_steps=3), hook_class(events, "b")]
     with tf.train.MonitoredSession(hooks=hooks) as sess:
         while not sess.should_stop():
@@ -115,7 +121,8 @@ def scenario_hook_order(tf, directory):
 def scenario_request_stop(tf, directory):
     """A hook that requests a stop after its third run."""
     events = []
-    train_op, feeds, *_ = linear_regression(tf)
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     hook = recording_hook_class(tf)(events, stop_at_run=3)
     runs = 0
     with tf.train.MonitoredSession(hooks=[hook]) as sess:
@@ -128,7 +135,8 @@ def scenario_request_stop(tf, directory):
 def scenario_checkpoints_and_restore(tf, directory):
     """Saves every 3 steps up to step 10, then a second session on the same
     directory restores step 10 and trains 4 more steps."""
-    train_op, feeds, w, b, step, _ = linear_regression(tf)
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
 
     class Listener(tf.train.CheckpointSaverListener):
         def __init__(self):
@@ -170,7 +178,8 @@ def scenario_checkpoints_and_restore(tf, directory):
 def scenario_out_of_range(tf, directory):
     """OutOfRangeError raised in the second run ends the `with` block cleanly (end() runs)."""
     events = []
-    train_op, feeds, *_ = linear_regression(tf)
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     hook = recording_hook_class(tf)(events, raise_at_run=2, error_type=tf.errors.OutOfRangeError)
     runs = 0
     with tf.train.MonitoredSession(hooks=[hook]) as sess:
@@ -184,7 +193,8 @@ def scenario_aborted_is_retried(tf, directory):
     """AbortedError in run 5 (after the step ran): the session is recreated
     from the latest checkpoint (step 4) and training goes on to step 8."""
     events = []
-    train_op, feeds, w, b, step, _ = linear_regression(tf)
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     hook = recording_hook_class(tf)(events, raise_at_run=5, error_type=tf.errors.AbortedError)
     runs = 0
     with tf.train.MonitoredTrainingSession(

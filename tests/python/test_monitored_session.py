@@ -15,7 +15,8 @@ import pytest
 import tensorweave as tf
 from tensorweave.train import monitored_session
 
-RECORDED = json.load(open(reference.REFERENCE_FILE))
+with open(reference.REFERENCE_FILE) as _file:
+    RECORDED = json.load(_file)
 
 
 @pytest.mark.parametrize("name", sorted(reference.SCENARIOS))
@@ -29,8 +30,11 @@ def test_scenario_matches_tensorflow(name):
 
 
 def test_stop_at_step_trains_the_regression_to_its_last_step():
-    train_op, feeds, w, b, step, loss = reference.linear_regression(tf)
-    final = tf.train.FinalOpsHook([step, w, b, loss], final_ops_feed_dict=feeds)
+    model = reference.linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
+    final = tf.train.FinalOpsHook(
+        [model.step, model.w, model.b, model.loss], final_ops_feed_dict=feeds
+    )
     runs = 0
     with tf.train.MonitoredTrainingSession(
         hooks=[tf.train.StopAtStepHook(last_step=300), final]
@@ -95,9 +99,11 @@ def test_feeds_from_hooks_and_caller_merge_and_must_not_overlap():
     x = tf.placeholder(tf.float32, [], name="x")
     doubled = x * 2.0
     hooks = [tf.train.FeedFnHook(lambda: {x: 1.0}), tf.train.FeedFnHook(lambda: {x: 2.0})]
-    with tf.train.MonitoredSession(hooks=hooks) as sess:
-        with pytest.raises(RuntimeError, match="Same tensor is fed by two hooks"):
-            sess.run(doubled)
+    with (
+        tf.train.MonitoredSession(hooks=hooks) as sess,
+        pytest.raises(RuntimeError, match="Same tensor is fed by two hooks"),
+    ):
+        sess.run(doubled)
 
 
 def test_run_options_from_hooks_reach_the_run():
@@ -116,7 +122,8 @@ def test_run_options_from_hooks_reach_the_run():
 
 
 def test_run_after_stop_is_an_error_and_the_graph_is_writable_again():
-    train_op, feeds, *_ = reference.linear_regression(tf)
+    model = reference.linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     graph = tf.get_default_graph()
     with tf.train.MonitoredSession(hooks=[tf.train.StopAtStepHook(num_steps=1)]) as sess:
         assert graph.finalized
@@ -236,14 +243,17 @@ def test_singular_monitored_session_does_not_recover():
         events, raise_at_run=1, error_type=tf.errors.AbortedError
     )
     reference.linear_regression(tf)
-    with pytest.raises(tf.errors.AbortedError):
-        with tf.train.SingularMonitoredSession(hooks=[hook]) as sess:
-            assert isinstance(sess.raw_session(), tf.Session)
-            sess.run(tf.train.get_global_step())
+    with (
+        pytest.raises(tf.errors.AbortedError),
+        tf.train.SingularMonitoredSession(hooks=[hook]) as sess,
+    ):
+        assert isinstance(sess.raw_session(), tf.Session)
+        sess.run(tf.train.get_global_step())
 
 
 def test_run_step_fn():
-    train_op, feeds, w, b, step, loss = reference.linear_regression(tf)
+    model = reference.linear_regression(tf)
+    train_op, feeds, step = model.train_op, model.feeds, model.step
     hook = Recorder(fetches=step)
 
     def step_fn(step_context):
@@ -304,7 +314,8 @@ def test_non_chief_runs_only_its_hooks_once_the_model_is_ready():
 
 
 def test_monitored_training_session_saves_every_600_secs_by_default(tmp_path):
-    train_op, feeds, *_ = reference.linear_regression(tf)
+    model = reference.linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
     with tf.train.MonitoredTrainingSession(
         checkpoint_dir=str(tmp_path), hooks=[tf.train.StopAtStepHook(last_step=5)]
     ) as sess:
