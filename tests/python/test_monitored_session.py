@@ -7,6 +7,7 @@ saved and restored, recovery from AbortedError, OutOfRangeError ending the loop.
 """
 
 import json
+import threading
 import time
 
 import monitored_session_reference as reference
@@ -381,3 +382,51 @@ def test_a_model_left_uninitialized_is_an_error():
 
 def test_use_default_is_the_module_sentinel():
     assert monitored_session.USE_DEFAULT is not None
+
+
+# --- the Coordinator ----------------------------------------------------------------------
+
+
+def test_coordinator_stop_and_join_reraise_the_first_error():
+    coord = tf.train.Coordinator()
+    assert not coord.should_stop()
+    started = threading.Event()
+
+    def worker():
+        started.set()
+        with coord.stop_on_exception():
+            raise ValueError("first")
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    assert coord.wait_for_stop(10)
+    coord.request_stop(RuntimeError("second"))  # only the first error is kept
+    with pytest.raises(ValueError, match="first"):
+        coord.join([thread], stop_grace_period_secs=5)
+    assert coord.joined
+
+
+def test_coordinator_clean_stop_exceptions_and_clear_stop():
+    coord = tf.train.Coordinator()
+    coord.request_stop(tf.errors.OutOfRangeError(None, None, "end of input"))
+    assert coord.should_stop()
+    coord.raise_requested_exception()  # OutOfRangeError is a clean stop: nothing raised
+    coord.join([])
+    coord.clear_stop()
+    assert not coord.should_stop() and not coord.wait_for_stop(0.01)
+
+
+def test_coordinator_join_reports_threads_that_outlive_the_grace_period():
+    coord = tf.train.Coordinator()
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait, args=(10,))
+    thread.start()
+    try:
+        coord.request_stop()
+        started = time.monotonic()
+        with pytest.raises(RuntimeError, match="threads still running"):
+            coord.join([thread], stop_grace_period_secs=0.1)
+        assert time.monotonic() - started < 5
+    finally:
+        release.set()
+        thread.join()

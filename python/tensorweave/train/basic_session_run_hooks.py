@@ -18,9 +18,9 @@ only when the stale value says it is probably time to act. Timing goes
 through SecondOrStepTimer, which reads the clock through this module's
 `time` (tests replace it with a fake clock).
 
-Summaries are not written yet (there is no summary writer): StepCounterHook
-logs its rate, and a summary_writer passed in is used only if it has
-add_summary.
+Summaries are not written yet (tensorweave has no summary writer):
+StepCounterHook only logs its rate, and SummarySaverHook and ProfilerHook do
+not exist.
 """
 
 import logging
@@ -316,8 +316,11 @@ class StepCounterHook(SessionRunHook):
         if (every_n_steps is None) == (every_n_secs is None):
             raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        # TensorFlow also writes the rate as a summary to summary_writer or
+        # output_dir; tensorweave has no summaries yet, so both are kept for
+        # the signature's sake and the rate is only logged.
         self._summary_writer = summary_writer
-        self._output_dir = output_dir  # where summaries would go; none are written yet
+        self._output_dir = output_dir
         self._last_global_step = None
         self._steps_per_run = 1
         self._warnings_left = 5
@@ -332,10 +335,8 @@ class StepCounterHook(SessionRunHook):
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
 
-    def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
+    def _log_rate(self, elapsed_steps, elapsed_time):
         steps_per_sec = elapsed_steps / elapsed_time
-        if self._summary_writer is not None and hasattr(self._summary_writer, "add_summary"):
-            self._summary_writer.add_summary({self._summary_tag: steps_per_sec}, global_step)
         _log.info("%s: %g", self._summary_tag, steps_per_sec)
 
     def after_run(self, run_context, run_values):
@@ -344,8 +345,9 @@ class StepCounterHook(SessionRunHook):
             global_step = int(run_context.session.run(self._global_step_tensor))
             if self._timer.should_trigger_for_step(global_step):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
-                if elapsed_time is not None:
-                    self._log_and_record(elapsed_steps, elapsed_time, global_step)
+                # (No rate for the first trigger, nor over a clock that did not move.)
+                if elapsed_time:
+                    self._log_rate(elapsed_steps, elapsed_time)
         if stale_global_step == self._last_global_step and self._warnings_left > 0:
             self._warnings_left -= 1
             _log.warning(

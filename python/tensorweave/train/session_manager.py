@@ -208,7 +208,7 @@ class SessionManager:
             _close_quietly(sess)
             if deadline - time.monotonic() - self._recovery_wait_secs < 0:
                 raise errors.DeadlineExceededError(
-                    None, None, f"Session was not ready after waiting {max_wait_secs} secs."
+                    None, None, f"Session was not ready after waiting {int(max_wait_secs)} secs."
                 )
             _log.info(
                 "Waiting for model to be ready.  Ready_for_local_init_op:  %s, ready: %s",
