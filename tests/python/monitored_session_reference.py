@@ -208,6 +208,42 @@ def scenario_aborted_is_retried(tf, directory):
     return {"runs": runs, "events": events}
 
 
+def scenario_preemption_reported_to_the_coordinator(tf, directory):
+    """A run fails (ValueError from a hook) after a thread reported an
+    AbortedError to the coordinator: the preemption wins, the session is
+    recreated and the run retried."""
+    events = []
+    model = linear_regression(tf)
+    train_op, feeds = model.train_op, model.feeds
+
+    class ReportsPreemption(tf.train.SessionRunHook):
+        def after_create_session(self, session, coord):
+            self.coord = coord
+            events.append("after_create_session")
+
+        def after_run(self, run_context, run_values):
+            if len(events) == 2:  # the second run of the first session
+                events.append("reporting")
+                self.coord.request_stop(
+                    (
+                        tf.errors.AbortedError,
+                        tf.errors.AbortedError(None, None, "ps restarted"),
+                        None,
+                    )
+                )
+                raise ValueError("the run failed too")
+            events.append("after_run")
+
+    runs = 0
+    with tf.train.MonitoredSession(
+        hooks=[ReportsPreemption(), tf.train.StopAtStepHook(last_step=3)]
+    ) as sess:
+        while not sess.should_stop():
+            sess.run(train_op, feed_dict=feeds)
+            runs += 1
+    return {"runs": runs, "events": events}
+
+
 SCENARIOS = {
     name[len("scenario_") :]: function
     for name, function in sorted(globals().items())

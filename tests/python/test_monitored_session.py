@@ -148,7 +148,7 @@ def test_a_finalized_graph_stays_finalized():
     assert tf.get_default_graph().finalized
 
 
-def test_error_reported_to_the_coordinator_is_raised_by_the_next_run():
+def test_error_reported_to_the_coordinator_stops_and_is_raised_by_close():
     class Reporter(tf.train.SessionRunHook):
         def after_create_session(self, session, coord):
             self.coord = coord

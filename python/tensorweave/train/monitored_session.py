@@ -543,8 +543,9 @@ class _CoordinatedSessionCreator(SessionCreator):
 
     def create_session(self):
         self.tf_sess = self._session_creator.create_session()
-        # Errors given to request_stop are raised in the next run, even
-        # OutOfRangeError (TensorFlow's choice: the `with` block absorbs it).
+        # Every error given to request_stop is kept, even OutOfRangeError
+        # (TensorFlow's choice): should_stop() then says True and close()
+        # raises it, and the `with` block absorbs an OutOfRangeError.
         self.coord = Coordinator(clean_stop_exception_types=[])
         for hook in self._hooks:
             hook.after_create_session(self.tf_sess, self.coord)
@@ -678,8 +679,9 @@ class _RecoverableSession(_WrappedSession):
 
 
 class _CoordinatedSession(_WrappedSession):
-    """Stops when the Coordinator is asked to, and raises the exception a
-    hook or thread reported to it in place of the run's own error."""
+    """Stops when the Coordinator is asked to; an exception reported to it is
+    raised by should_stop() (which the recoverable layer turns into True) and
+    by close()."""
 
     def __init__(self, sess, coord, stop_grace_period_secs=120):
         super().__init__(sess)
@@ -709,8 +711,9 @@ class _CoordinatedSession(_WrappedSession):
         except _PREEMPTION_ERRORS:
             raise
         except Exception as original:
-            # A run that fails because a thread failed first: raise the
-            # thread's error, which explains it.
+            # TensorFlow's rule: the run's own error propagates, unless a
+            # preemption was reported to the coordinator, which takes its place
+            # so that the session is recovered.
             try:
                 self._coord.raise_requested_exception()
             except _PREEMPTION_ERRORS:
