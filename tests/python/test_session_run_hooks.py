@@ -298,3 +298,33 @@ def test_global_step_waiter_hook_does_not_wait_for_step_zero():
     step, _ = counter_model()
     with tf.train.MonitoredSession(hooks=[tf.train.GlobalStepWaiterHook(0)]) as sess:
         assert sess.run(step) == 0
+
+
+# --- training_util helpers the hooks use --------------------------------------------------
+
+
+def test_hooks_share_one_read_of_the_global_step():
+    from tensorweave.train import training_util
+
+    assert training_util._get_or_create_global_step_read() is None  # no global step yet
+    step = tf.train.get_or_create_global_step()
+    read = training_util._get_or_create_global_step_read()
+    assert read is training_util._get_or_create_global_step_read()
+    assert read.name == "global_step/read_for_hooks:0"
+    with tf.Session() as sess:
+        sess.run(step.initializer)
+        assert sess.run(read) == 0
+
+
+def test_write_graph_text_and_binary(tmp_path):
+    tf.constant(1.0, name="one")
+    graph_def = tf.get_default_graph().as_graph_def()
+    text_path = tf.train.write_graph(tf.get_default_graph(), str(tmp_path / "sub"), "g.pbtxt")
+    binary_path = tf.train.write_graph(graph_def, str(tmp_path), "g.pb", as_text=False)
+    assert text_path == str(tmp_path / "sub" / "g.pbtxt")
+    with open(text_path) as f:
+        assert 'name: "one"' in f.read()
+    parsed = type(graph_def)()
+    with open(binary_path, "rb") as f:
+        parsed.ParseFromString(f.read())
+    assert parsed == graph_def
