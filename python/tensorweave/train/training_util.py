@@ -3,9 +3,13 @@ found through the GLOBAL_STEP collection, that optimizers increment once per
 training step (`minimize(loss, global_step=...)`)."""
 
 import logging
+import os
+
+from google.protobuf import text_format
 
 from tensorweave.framework import dtypes, ops
-from tensorweave.ops import init_ops, variable_scope, variables
+from tensorweave.ops import array_ops, init_ops, variable_scope, variables
+from tensorweave.train import checkpoint_management
 
 __all__ = [
     "assert_global_step",
@@ -13,7 +17,12 @@ __all__ = [
     "get_global_step",
     "get_or_create_global_step",
     "global_step",
+    "write_graph",
 ]
+
+# The collection caching the tensor hooks fetch to read the global step
+# (TensorFlow's name).
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 _log = logging.getLogger("tensorweave")
 
@@ -84,3 +93,43 @@ def get_or_create_global_step(graph=None):
     if step is None:
         step = create_global_step(graph)
     return step
+
+
+def _get_or_create_global_step_read(graph=None):
+    """A tensor holding a copy of the global step's value, made once per graph
+    (hooks fetch it beside the training op), or None without a global step."""
+    graph = graph or ops.get_default_graph()
+    cached = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if cached:
+        return cached[0]
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with (
+        graph.as_default(),
+        ops.name_scope(None),
+        ops.control_dependencies(None),
+        ops.name_scope(step.op.name + "/"),
+    ):
+        value = step.value() if isinstance(step, variables.Variable) else step
+        read = array_ops.identity(value, name="read_for_hooks")
+    graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read
+
+
+def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+    """Writes a GraphDef (or a Graph's) to `logdir/name`, as text by default;
+    returns the path. Replaced atomically, like the checkpoint files."""
+    graph_def = graph_or_graph_def
+    if isinstance(graph_or_graph_def, ops.Graph):
+        graph_def = graph_or_graph_def.as_graph_def()
+    path = os.path.join(logdir, name)
+    if logdir:
+        os.makedirs(logdir, exist_ok=True)
+    data = (
+        text_format.MessageToString(graph_def).encode()
+        if as_text
+        else graph_def.SerializeToString()
+    )
+    checkpoint_management.atomic_write(path, data, durable=False)
+    return path
