@@ -254,6 +254,12 @@ class GraphKeys:
     TRAIN_OP = "train_op"
     INIT_OP = "init_op"
     GLOBAL_STEP = "global_step"
+    # The Scaffold's parts and the default Saver (tf.train.MonitoredSession).
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    SUMMARY_OP = "summary_op"
+    SAVERS = "savers"
 
 
 class _ControlDependencies:

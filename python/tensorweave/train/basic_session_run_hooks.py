@@ -49,10 +49,6 @@ __all__ = [
 
 _log = logging.getLogger("tensorweave")
 
-# TensorFlow's GraphKeys.SAVERS: the collection a default Saver is kept in
-# (tensorweave's GraphKeys does not list it yet).
-SAVERS_KEY = "savers"
-
 
 def _global_step_read(hook_name):
     step = training_util._get_or_create_global_step_read()
@@ -290,15 +286,15 @@ class CheckpointSaverHook(SessionRunHook):
             return self._saver
         if self._scaffold is not None:
             return self._scaffold.saver
-        savers = ops.get_collection(SAVERS_KEY)
+        savers = ops.get_collection(ops.GraphKeys.SAVERS)
         if not savers:
             raise RuntimeError(
-                f"No items in collection {SAVERS_KEY}. Please add a saver to the "
+                f"No items in collection {ops.GraphKeys.SAVERS}. Please add a saver to the "
                 "collection or provide a saver or scaffold."
             )
         if len(savers) > 1:
             raise RuntimeError(
-                f"More than one item in collection {SAVERS_KEY}. Please indicate "
+                f"More than one item in collection {ops.GraphKeys.SAVERS}. Please indicate "
                 "which one to use by passing it to the constructor."
             )
         self._saver = savers[0]

@@ -61,13 +61,6 @@ _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 # None, which turns the saving off.
 USE_DEFAULT = object()
 
-# TensorFlow's GraphKeys for the Scaffold's parts (tensorweave's GraphKeys
-# lists only INIT_OP of them).
-_READY_OP_KEY = "ready_op"
-_READY_FOR_LOCAL_INIT_OP_KEY = "ready_for_local_init_op"
-_LOCAL_INIT_OP_KEY = "local_init_op"
-_SUMMARY_OP_KEY = "summary_op"
-
 
 class Scaffold:
     """The ops that initialize the model, check it is ready and save it.
@@ -128,21 +121,23 @@ class Scaffold:
             )
         if self._ready_op is None:
             self._ready_op = Scaffold.get_or_default(
-                "ready_op", _READY_OP_KEY, variables.report_uninitialized_variables
+                "ready_op", ops.GraphKeys.READY_OP, variables.report_uninitialized_variables
             )
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
                 "ready_for_local_init_op",
-                _READY_FOR_LOCAL_INIT_OP_KEY,
+                ops.GraphKeys.READY_FOR_LOCAL_INIT_OP,
                 lambda: variables.report_uninitialized_variables(variables.global_variables()),
             )
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default(
-                "local_init_op", _LOCAL_INIT_OP_KEY, Scaffold.default_local_init_op
+                "local_init_op", ops.GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op
             )
         if self._summary_op is None:
             # No summary ops exist yet: only one put in the collection is used.
-            self._summary_op = Scaffold.get_or_default("summary_op", _SUMMARY_OP_KEY, lambda: None)
+            self._summary_op = Scaffold.get_or_default(
+                "summary_op", ops.GraphKeys.SUMMARY_OP, lambda: None
+            )
         if self._saver is None:
             self._saver = _get_saver_or_default()
         self._saver.build()
@@ -213,16 +208,16 @@ class Scaffold:
 def _get_saver_or_default():
     """The Saver of the SAVERS collection, else a new one over every variable
     (allowed to be empty), added to it."""
-    savers = ops.get_collection(basic_session_run_hooks.SAVERS_KEY)
+    savers = ops.get_collection(ops.GraphKeys.SAVERS)
     if savers:
         if len(savers) > 1:
             raise RuntimeError(
-                f"More than one item in collection {basic_session_run_hooks.SAVERS_KEY}. "
+                f"More than one item in collection {ops.GraphKeys.SAVERS}. "
                 "Please indicate which one to use by passing it to the constructor."
             )
         return savers[0]
     saver = saver_lib.Saver(sharded=True, allow_empty=True)
-    ops.add_to_collection(basic_session_run_hooks.SAVERS_KEY, saver)
+    ops.add_to_collection(ops.GraphKeys.SAVERS, saver)
     return saver
 
 
