@@ -108,6 +108,22 @@ void DirectSession::CancelStep(Step* step, const Status& status) {
 
 // --- Lifecycle -----------------------------------------------------------
 
+namespace {
+
+// The sessions a factory Reset reaches: those that finished Init and are
+// not destroyed yet.
+struct LiveSessions {
+  std::mutex mu;
+  std::set<DirectSession*> sessions;
+};
+
+LiveSessions& GetLiveSessions() {
+  static LiveSessions* live = new LiveSessions();  // never destroyed
+  return *live;
+}
+
+}  // namespace
+
 DirectSession::DirectSession(const SessionOptions& options)
     : options_(options),
       operation_timeout_ms_(options.config.operation_timeout_in_ms()),
@@ -125,10 +141,18 @@ Status DirectSession::Init() {
         std::make_unique<Device>(LocalCpuDeviceName("localhost", 0, i), DEVICE_CPU, intra_op));
     devices_by_name_[devices_.back()->name()] = devices_.back().get();
   }
+  LiveSessions& live = GetLiveSessions();
+  std::lock_guard<std::mutex> lock(live.mu);
+  live.sessions.insert(this);
   return Status::OK();
 }
 
 DirectSession::~DirectSession() {
+  {
+    LiveSessions& live = GetLiveSessions();
+    std::lock_guard<std::mutex> lock(live.mu);
+    live.sessions.erase(this);
+  }
   Close();
   std::unique_lock<std::mutex> lock(steps_mu_);
   steps_cv_.wait(lock, [this] { return steps_ == nullptr; });
@@ -596,6 +620,10 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   return Status::OK();
 }
 
+void DirectSession::ClearVariables() {
+  for (const std::unique_ptr<Device>& device : devices_) device->variables()->Clear();
+}
+
 Status DirectSession::GetPartitionGraphs(const std::vector<std::string>& feed_names,
                                          const std::vector<std::string>& output_names,
                                          const std::vector<std::string>& target_nodes,
@@ -624,7 +652,18 @@ class DirectSessionFactory : public SessionFactory {
     *session = std::move(direct);
     return Status::OK();
   }
+  Status Reset(const SessionOptions& options, const std::vector<std::string>& containers) override;
 };
+
+// TensorFlow's DirectSessionFactory::Reset: the containers of every live
+// in-process session.
+Status DirectSessionFactory::Reset(const SessionOptions& options,
+                                   const std::vector<std::string>& containers) {
+  LiveSessions& live = GetLiveSessions();
+  std::lock_guard<std::mutex> lock(live.mu);
+  for (DirectSession* session : live.sessions) session->ClearVariables();
+  return Status::OK();
+}
 
 SessionFactoryRegistrar direct_session_registrar("DIRECT_SESSION", new DirectSessionFactory);
 
