@@ -110,7 +110,7 @@ void DirectSession::CancelStep(Step* step, const Status& status) {
 
 namespace {
 
-// The sessions a factory Reset reaches: those that finished Init and are
+// The sessions a factory Reset reaches: those the factory made that are
 // not destroyed yet.
 struct LiveSessions {
   std::mutex mu;
@@ -141,9 +141,6 @@ Status DirectSession::Init() {
         std::make_unique<Device>(LocalCpuDeviceName("localhost", 0, i), DEVICE_CPU, intra_op));
     devices_by_name_[devices_.back()->name()] = devices_.back().get();
   }
-  LiveSessions& live = GetLiveSessions();
-  std::lock_guard<std::mutex> lock(live.mu);
-  live.sessions.insert(this);
   return Status::OK();
 }
 
@@ -649,6 +646,11 @@ class DirectSessionFactory : public SessionFactory {
   Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* session) override {
     auto direct = std::make_unique<DirectSession>(options);
     TW_RETURN_IF_ERROR(direct->Init());
+    {
+      LiveSessions& live = GetLiveSessions();
+      std::lock_guard<std::mutex> lock(live.mu);
+      live.sessions.insert(direct.get());
+    }
     *session = std::move(direct);
     return Status::OK();
   }

@@ -25,6 +25,8 @@
 #include "runtime/common_runtime/direct_session.h"
 #include "runtime/common_runtime/session.h"
 #include "runtime/distributed/grpc_channel.h"
+#include "runtime/distributed/grpc_server.h"
+#include "runtime/distributed/server_def_util.h"
 #include "tests/runtime/session_test_util.h"
 
 namespace tensorweave {
@@ -600,6 +602,58 @@ TEST(DirectSessionResetTest, ResetClearsTheVariablesOfLiveSessions) {
   ASSERT_TRUE(session->Run({}, {"init:0"}, {}, &outputs).ok());
   ASSERT_TRUE(session->Run({}, {"v:0"}, {}, &outputs).ok());
   EXPECT_EQ(outputs[0].data<float>()[0], 1.0f);
+}
+
+}  // namespace
+}  // namespace tensorweave
+
+namespace tensorweave {
+namespace {
+
+// The server a ServerDef describes (the other end of a grpc:// target).
+TEST(GrpcServerFromServerDefTest, ListensOnLoopbackForLocalhostAndReportsTheBoundPort) {
+  ServerDef def;
+  def.set_protocol("grpc");
+  def.set_job_name("ps");
+  def.set_task_index(1);
+  JobDef* job = def.mutable_cluster()->add_job();
+  job->set_name("ps");
+  (*job->mutable_tasks())[0] = "localhost:2222";
+  (*job->mutable_tasks())[1] = "localhost:0";
+  std::unique_ptr<GrpcServer> server;
+  ASSERT_TRUE(GrpcServer::Create(def, &server).ok());
+  ASSERT_TRUE(server->Start().ok());
+  const int port = server->bound_port();
+  ASSERT_GT(port, 0);
+  EXPECT_EQ(server->target(), "grpc://localhost:" + std::to_string(port));
+  const ServerDef bound = server->server_def();
+  EXPECT_EQ(bound.cluster().job(0).tasks().at(1), "localhost:" + std::to_string(port));
+  EXPECT_EQ(bound.cluster().job(0).tasks().at(0), "localhost:2222");
+  EXPECT_EQ(server->worker_service().devices()[0].name(), "/job:ps/replica:0/task:1/device:CPU:0");
+
+  GrpcServerOptions options;
+  ASSERT_TRUE(GrpcServerOptionsFromServerDef(def, &options).ok());
+  EXPECT_EQ(options.host, "127.0.0.1");  // never every interface for localhost
+  def.set_port(4444);                    // ServerDef.port replaces the address's
+  ASSERT_TRUE(GrpcServerOptionsFromServerDef(def, &options).ok());
+  EXPECT_EQ(options.port, 4444);
+
+  // Join returns once another thread stops the server.
+  auto joined = std::async(std::launch::async, [&] { server->Join(); });
+  EXPECT_EQ(joined.wait_for(milliseconds(200)), std::future_status::timeout);
+  server->Stop();
+  EXPECT_EQ(joined.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+}
+
+TEST(GrpcServerFromServerDefTest, SplitHostPortAcceptsIpv6AndRefusesMissingPorts) {
+  std::string host;
+  int port = -1;
+  ASSERT_TRUE(SplitHostPort("[::1]:2222", &host, &port).ok());
+  EXPECT_EQ(host, "[::1]");
+  EXPECT_EQ(port, 2222);
+  for (const char* bad : {"localhost", "localhost:", ":80", "host:65536", "host:8x", "::1:80"}) {
+    EXPECT_EQ(SplitHostPort(bad, &host, &port).code(), Code::INVALID_ARGUMENT) << bad;
+  }
 }
 
 }  // namespace
