@@ -185,7 +185,9 @@ def test_TF_DeleteServer_stops_a_running_server_and_accepts_NULL(api, lib, Serve
 
 
 def test_TF_Reset_clears_the_variables_of_in_process_sessions(api, lib, graph, session):
-    variable = api.op(graph, "VariableV2", "v", attrs={"dtype": ("type", 1), "shape": ("shape", [])})
+    variable = api.op(
+        graph, "VariableV2", "v", attrs={"dtype": ("type", 1), "shape": ("shape", [])}
+    )
     one = api.const(graph, "one", np.float32(1))
     assign = api.op(graph, "Assign", "assign", inputs=[(variable, 0), (one, 0)])
     api.run(session, targets=[assign])
