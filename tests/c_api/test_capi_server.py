@@ -208,7 +208,8 @@ def test_TF_Reset_of_an_unreachable_master_is_unavailable(api, lib, status):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     opts = api.options(target=f"grpc://localhost:{port}")
-    containers = api.ffi.new("const char*[]", [api.ffi.new("char[]", b"c1")])
+    container = api.ffi.new("char[]", b"c1")  # kept alive while the array points at it
+    containers = api.ffi.new("const char*[]", [container])
     started = time.monotonic()
     lib.TF_Reset(opts, containers, 1, status)
     lib.TF_DeleteSessionOptions(opts)
