@@ -18,6 +18,7 @@ constexpr int kKeepaliveTimeoutMs = 2000;
 // A dropped connection is retried at least this often, so a restarted peer
 // is reached again soon.
 constexpr int kMaxReconnectBackoffMs = 1000;
+constexpr int kMaxPingsWithoutData = 2;
 
 bool AllDigits(const std::string& text) {
   if (text.empty()) return false;
@@ -56,9 +57,11 @@ std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port) {
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  // Unlimited pings without data: keepalive on a connection whose call is
-  // waiting for a long step would otherwise stop after two pings.
-  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // At most two pings per quiet period (until data flows again): a server
+  // with gRPC's default abuse policy, as TensorFlow's, allows two early
+  // pings and drops the connection ("too_many_pings", failing the call in
+  // flight) at the third, which a long step would otherwise reach.
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, kMaxPingsWithoutData);
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);

@@ -36,9 +36,15 @@ bool IsGrpcTarget(const std::string& target);
 Status ParseGrpcTarget(const std::string& target, std::string* host_port);
 
 // A channel to `host_port` as tensorweave's clients want it:
-// - keepalive pings every ~2 s, also while no call is running, so a peer
-//   that died or became unreachable fails calls within seconds (UNAVAILABLE)
-//   even when they have no deadline;
+// - a peer process that dies closes its connection, which fails the calls
+//   in flight at once (UNAVAILABLE), whatever their deadline;
+// - keepalive pings 2 s apart (also with no call running) notice a peer
+//   that froze or became unreachable within ~4-6 s of the last data on the
+//   connection (UNAVAILABLE). Only two pings go out per quiet period: a
+//   server with gRPC's default policy (TensorFlow's) drops a connection
+//   that pings more often than every 5 minutes without data, which would
+//   fail a long step. So a peer that freezes later in a long quiet step is
+//   noticed at the step's timeout, not before;
 // - no limit on message sizes, so a large tensor is never cut off;
 // - insecure transport, as TensorFlow's.
 // Connection is lazy: a peer that cannot be reached makes calls fail with

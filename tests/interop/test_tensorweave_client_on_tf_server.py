@@ -2,6 +2,7 @@
 run graphs on a real TensorFlow server (tf.distribute.Server in the interop
 virtualenv's Python, one per test, killed by pid after it)."""
 
+import threading
 import time
 
 import cffi
@@ -192,5 +193,79 @@ def test_c_api_deprecated_session_gets_not_found_from_the_tf_master(api, tf_serv
     finally:
         lib.TF_CloseDeprecatedSession(session, status)
         lib.TF_DeleteDeprecatedSession(session, status)
+        lib.TF_DeleteStatus(status)
+        lib.TF_DeleteSessionOptions(opts)
+
+
+def queue_graph(pb):
+    """A TensorFlow FIFO queue shared by name across sessions, a dequeue that
+    blocks until something is enqueued, and an enqueue of 5.0. Ops tensorweave
+    does not have: the deprecated session sends a GraphDef as it is."""
+    graph_def = pb.GraphDef()
+    queue = graph_def.node.add(name="q", op="FIFOQueueV2")
+    queue.attr["component_types"].list.type.append(1)  # DT_FLOAT
+    queue.attr["shapes"].list.SetInParent()
+    queue.attr["capacity"].i = 1
+    queue.attr["container"].s = b""
+    queue.attr["shared_name"].s = b"interop_long_wait"
+    dequeue = graph_def.node.add(name="dequeue", op="QueueDequeueV2", input=["q"])
+    dequeue.attr["component_types"].list.type.append(1)
+    dequeue.attr["timeout_ms"].i = -1
+    value = graph_def.node.add(name="five", op="Const")
+    value.attr["dtype"].type = 1
+    value.attr["value"].tensor.dtype = 1
+    value.attr["value"].tensor.float_val.append(5.0)
+    enqueue = graph_def.node.add(name="enqueue", op="QueueEnqueueV2", input=["q", "five"])
+    enqueue.attr["Tcomponents"].list.type.append(1)
+    enqueue.attr["timeout_ms"].i = -1
+    return graph_def.SerializeToString()
+
+
+def test_a_long_quiet_step_survives_keepalive_on_the_tf_server(api, tf_server):
+    """A step that waits 10 s with nothing on the wire and no timeout: the
+    client's keepalive pings must stay within what TensorFlow's gRPC server
+    tolerates (it drops connections that ping too often: "too_many_pings")."""
+    lib, ffi = api.lib, api.ffi
+    data = queue_graph(api.pb)
+    opts = api.options(target=tf_server)
+    waiting = api.call(lib.TF_NewDeprecatedSession, opts)
+    feeding = api.call(lib.TF_NewDeprecatedSession, opts)
+    outcome = {}
+
+    def wait_for_the_queue():
+        name = ffi.new("char[]", b"dequeue:0")
+        names = ffi.new("const char*[]", [name])
+        outputs = ffi.new("TF_Tensor*[1]")
+        status = lib.TF_NewStatus()
+        lib.TF_Run(
+            waiting, ffi.NULL, ffi.NULL, ffi.NULL, 0, names, outputs, 1, ffi.NULL, 0,
+            ffi.NULL, status,
+        )  # fmt: skip
+        outcome["code"], outcome["message"] = api.code(status), api.message(status)
+        if outcome["code"] == CODES["OK"]:
+            outcome["value"] = float(api.take(outputs[0]))
+        lib.TF_DeleteStatus(status)
+
+    try:
+        api.call(lib.TF_ExtendGraph, waiting, data, len(data))
+        api.call(lib.TF_ExtendGraph, feeding, data, len(data))
+        thread = threading.Thread(target=wait_for_the_queue, daemon=True)
+        thread.start()
+        thread.join(10)
+        assert thread.is_alive(), outcome  # still waiting, connection alive
+        target = ffi.new("char[]", b"enqueue")
+        targets = ffi.new("const char*[]", [target])
+        api.call(
+            lib.TF_Run, feeding, ffi.NULL, ffi.NULL, ffi.NULL, 0, ffi.NULL, ffi.NULL, 0,
+            targets, 1, ffi.NULL,
+        )  # fmt: skip
+        thread.join(30)
+        assert not thread.is_alive()
+        assert outcome == {"code": CODES["OK"], "message": "", "value": 5.0}
+    finally:
+        status = lib.TF_NewStatus()
+        for session in (waiting, feeding):
+            lib.TF_CloseDeprecatedSession(session, status)
+            lib.TF_DeleteDeprecatedSession(session, status)
         lib.TF_DeleteStatus(status)
         lib.TF_DeleteSessionOptions(opts)
