@@ -81,13 +81,4 @@ Status FromCodeAndMessage(int code, const std::string& message) {
   return Status(static_cast<Code>(code), message);
 }
 
-Status FromGrpcStatus(const ::grpc::Status& status) {
-  return FromCodeAndMessage(static_cast<int>(status.error_code()), status.error_message());
-}
-
-::grpc::Status ToGrpcStatus(const Status& status) {
-  if (status.ok()) return ::grpc::Status::OK;
-  return ::grpc::Status(static_cast<::grpc::StatusCode>(status.code()), status.message());
-}
-
 }  // namespace tensorweave

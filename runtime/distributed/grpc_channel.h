@@ -1,14 +1,16 @@
 // gRPC plumbing shared by the clients of TensorFlow's distributed services:
 // reading a "grpc://host:port" target, opening a channel that notices a dead
 // peer and carries tensors of any size, and moving statuses between gRPC and
-// tensorweave (both number their codes as TensorFlow's error.Code).
+// tensorweave (both number their codes as TensorFlow's error.Code; the
+// conversion of a whole ::grpc::Status lives in W's grpc_util.h).
 //
 //   std::string address;
 //   TW_RETURN_IF_ERROR(ParseGrpcTarget("grpc://localhost:2222", &address));
 //   auto stub = tensorflow::MasterService::NewStub(NewGrpcChannel(address));
 //   ::grpc::ClientContext context;
 //   SetTimeout(&context, /*timeout_ms=*/5000);
-//   Status status = FromGrpcStatus(stub->ListDevices(&context, request, &response));
+//   ::grpc::Status call = stub->ListDevices(&context, request, &response);
+//   Status status = FromCodeAndMessage(call.error_code(), call.error_message());
 #ifndef TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_
 #define TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_
 
@@ -54,13 +56,10 @@ std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port);
 // A deadline `timeout_ms` from now on `context`; <= 0 means none.
 void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms);
 
-// gRPC status <-> Status. The codes are the same numbers; a code outside
-// TensorFlow's range becomes UNKNOWN.
-Status FromGrpcStatus(const ::grpc::Status& status);
-::grpc::Status ToGrpcStatus(const Status& status);
-
-// A Status from the code and message a response body carries (as
-// RunStepResponse's status_code and status_error_message); OK for code 0.
+// A Status from a code and message: a gRPC status's, or those a response
+// body carries (RunStepResponse's status_code and status_error_message).
+// OK for code 0; the codes are the same numbers, and one outside
+// TensorFlow's range becomes UNKNOWN (naming the number).
 Status FromCodeAndMessage(int code, const std::string& message);
 
 }  // namespace tensorweave

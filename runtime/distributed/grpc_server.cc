@@ -20,12 +20,11 @@ std::string HostPort(const std::string& host, int port) {
 
 }  // namespace
 
-// The one list of the services a server hosts.
-Status GrpcServer::CreateServices(const GrpcServerOptions& options, Services* services) {
+Status GrpcServer::CreateServices() {
   std::unique_ptr<GrpcWorkerService> worker;
-  TW_RETURN_IF_ERROR(GrpcWorkerService::Create(options.worker, &worker));
-  services->worker = worker.get();
-  services->all.push_back(std::move(worker));
+  TW_RETURN_IF_ERROR(GrpcWorkerService::Create(options_.worker, &worker));
+  worker_service_ = worker.get();
+  services_.push_back(std::move(worker));
   return Status::OK();
 }
 
@@ -34,9 +33,9 @@ Status GrpcServer::Create(const GrpcServerOptions& options, std::unique_ptr<Grpc
   if (options.port < 0 || options.port > 65535) {
     return errors::InvalidArgument("server port ", options.port, " is outside 0..65535");
   }
-  Services services;
-  TW_RETURN_IF_ERROR(CreateServices(options, &services));
-  server->reset(new GrpcServer(options, std::move(services)));
+  std::unique_ptr<GrpcServer> created(new GrpcServer(options));
+  TW_RETURN_IF_ERROR(created->CreateServices());
+  *server = std::move(created);
   return Status::OK();
 }
 

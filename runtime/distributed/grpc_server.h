@@ -105,21 +105,19 @@ class GrpcServer {
   const GrpcWorkerService& worker_service() const { return *worker_service_; }
 
  private:
-  // Every service this server hosts, owned, registered in this order.
-  struct Services {
-    std::vector<std::unique_ptr<::grpc::Service>> all;
-    GrpcWorkerService* worker = nullptr;
-  };
-  static Status CreateServices(const GrpcServerOptions& options, Services* services);
+  explicit GrpcServer(const GrpcServerOptions& options) : options_(options) {}
 
-  GrpcServer(const GrpcServerOptions& options, Services services)
-      : options_(options), services_(std::move(services.all)), worker_service_(services.worker) {}
+  // Creates every service this server hosts (the one list of them). A
+  // member, so a service may be handed this server, e.g. to read
+  // server_def() with the bound port once started.
+  Status CreateServices();
 
   enum class State { kCreated, kServing, kStopped };
 
   const GrpcServerOptions options_;
-  const std::vector<std::unique_ptr<::grpc::Service>> services_;
-  GrpcWorkerService* const worker_service_;  // one of services_
+  // Owned, registered in this order; written only by CreateServices.
+  std::vector<std::unique_ptr<::grpc::Service>> services_;
+  GrpcWorkerService* worker_service_ = nullptr;  // one of services_
 
   std::mutex stop_mu_;     // held for a whole Stop
   mutable std::mutex mu_;  // guards what follows

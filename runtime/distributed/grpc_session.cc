@@ -1,5 +1,6 @@
 #include "runtime/distributed/grpc_session.h"
 
+#include <chrono>
 #include <random>
 #include <unordered_map>
 
@@ -22,6 +23,10 @@ int64_t NewRequestId() {
   static std::atomic<uint64_t> counter{0};
   const int64_t id = static_cast<int64_t>((start + counter.fetch_add(1)) & INT64_MAX);
   return id == 0 ? 1 : id;
+}
+
+Status FromGrpc(const ::grpc::Status& status) {
+  return FromCodeAndMessage(status.error_code(), status.error_message());
 }
 
 DeviceAttributes FromProto(const proto::DeviceAttributes& device) {
@@ -60,12 +65,14 @@ class GrpcSession::TrackedCall {
 
   // The call's status, saying why when the client ended it.
   Status Finish(const ::grpc::Status& grpc_status) {
-    Status status = FromGrpcStatus(grpc_status);
+    Status status = FromGrpc(grpc_status);
     if (errors::IsCancelled(status)) {
       std::lock_guard<std::mutex> lock(session_->mu_);
       if (session_->closed_) return errors::Cancelled("Step was cancelled: ", kClosedMessage);
     }
-    if (errors::IsDeadlineExceeded(status) && timeout_ms_ > 0) {
+    // Our own deadline passed (not a DEADLINE_EXCEEDED the master sent).
+    if (errors::IsDeadlineExceeded(status) && timeout_ms_ > 0 &&
+        std::chrono::system_clock::now() >= context_.deadline()) {
       return errors::DeadlineExceeded("Timed out after ", timeout_ms_, " ms: ", status.message());
     }
     return status;
@@ -97,7 +104,7 @@ Status GrpcSession::Reset(const SessionOptions& options,
   ResetResponse response;
   ::grpc::ClientContext context;
   SetTimeout(&context, options.config.operation_timeout_in_ms());
-  return FromGrpcStatus(stub->Reset(&context, request, &response));
+  return FromGrpc(stub->Reset(&context, request, &response));
 }
 
 GrpcSession::~GrpcSession() { Close(); }
@@ -128,10 +135,23 @@ Status GrpcSession::CreateLocked(const GraphDef& graph) {
   if (response.session_handle().empty()) {
     return errors::Internal("The master at ", options_.target, " returned no session handle");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  handle_ = response.session_handle();
-  graph_version_ = response.graph_version();
-  return Status::OK();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!closed_) {
+      handle_ = response.session_handle();
+      graph_version_ = response.graph_version();
+      return Status::OK();
+    }
+  }
+  // Close ran while the master was creating the session: close that one
+  // too, so the master does not keep it.
+  CloseSessionRequest close;
+  close.set_session_handle(response.session_handle());
+  CloseSessionResponse closed;
+  ::grpc::ClientContext context;
+  SetTimeout(&context, options_.config.operation_timeout_in_ms());
+  stub_->CloseSession(&context, close, &closed);
+  return ClosedError();
 }
 
 Status GrpcSession::Extend(const GraphDef& graph) {
@@ -356,7 +376,7 @@ Status GrpcSession::Close() {
   CloseSessionResponse response;
   ::grpc::ClientContext context;
   SetTimeout(&context, options_.config.operation_timeout_in_ms());
-  return FromGrpcStatus(stub_->CloseSession(&context, request, &response));
+  return FromGrpc(stub_->CloseSession(&context, request, &response));
 }
 
 SessionStats GrpcSession::stats() const {

@@ -5,6 +5,7 @@ Servers listen on loopback at a free port (the ServerDef says localhost:0)
 and each test stops and deletes its own. Whether a server listens is checked
 with a plain TCP connection; every wait is bounded."""
 
+import pathlib
 import socket
 import subprocess
 import threading
@@ -15,12 +16,12 @@ import pytest
 from capi_helpers import CODES, CApiError
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
 
 @pytest.fixture(scope="module")
 def ServerDef(tmp_path_factory):
     """The ServerDef message class, from runtime/proto in a private pool."""
-    from conftest import REPO
-
     descriptor_set = tmp_path_factory.mktemp("server_protos") / "server.desc"
     subprocess.run(
         [

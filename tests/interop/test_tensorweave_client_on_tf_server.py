@@ -2,6 +2,7 @@
 run graphs on a real TensorFlow server (tf.distribute.Server in the interop
 virtualenv's Python, one per test, killed by pid after it)."""
 
+import pathlib
 import threading
 import time
 
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 import tensorweave as tf
 from capi_helpers import CODES, Api, header_declarations, proto_classes
-from conftest import REPO
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def affine_graph():

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <future>
 #include <map>
@@ -40,6 +41,10 @@ using std::chrono::steady_clock;
 
 // The longest any fake handler blocks, so a broken client cannot hang a test.
 constexpr auto kLongestHandlerWait = std::chrono::seconds(10);
+
+::grpc::Status ToWire(const Status& status) {
+  return ::grpc::Status(static_cast<::grpc::StatusCode>(status.code()), status.message());
+}
 
 // Fetch names the fake master treats specially.
 const char kBodyErrorFetch[] = "body_error:0";  // NOT_FOUND in the response body
@@ -88,6 +93,11 @@ class FakeMaster final : public tensorflow::MasterService::Service {
       if (fetch == kSlowFetch) {
         WaitForCancellation(context);
         return ::grpc::Status(::grpc::StatusCode::CANCELLED, "slow step ended");
+      }
+      if (fetch.rfind("code_", 0) == 0) {  // "code_<n>:0" answers with gRPC code n
+        const int code = std::atoi(fetch.c_str() + 5);
+        return ::grpc::Status(static_cast<::grpc::StatusCode>(code),
+                              "answered with code " + std::to_string(code));
       }
     }
     for (int i = request->fetch_size() - 1; i >= 0; --i) {
@@ -155,7 +165,7 @@ class FakeMaster final : public tensorflow::MasterService::Service {
     for (const TensorProto& feed : request->feed()) {
       Tensor value;
       Status parsed = Tensor::FromProto(feed, &value);
-      if (!parsed.ok()) return ToGrpcStatus(parsed);
+      if (!parsed.ok()) return ToWire(parsed);
       FloatScalar(value.data<float>()[0] + 1).AsProtoTensorContent(response->add_fetch());
     }
     return ::grpc::Status::OK;
@@ -356,19 +366,33 @@ TEST_F(GrpcSessionTest, AnErrorAsTheGrpcStatusKeepsItsCodeAndMessage) {
   EXPECT_EQ(status.message(), "as the gRPC status");
 }
 
-TEST(GrpcStatusTest, EveryCodeMapsOntoTheSameNumberBothWays) {
+TEST(GrpcStatusTest, EveryCodeMapsOntoTheSameNumber) {
   for (int code = 1; code <= static_cast<int>(Code::UNAUTHENTICATED); ++code) {
     const Status status(static_cast<Code>(code), "message " + std::to_string(code));
-    const ::grpc::Status wire = ToGrpcStatus(status);
-    EXPECT_EQ(static_cast<int>(wire.error_code()), code);
-    EXPECT_EQ(wire.error_message(), status.message());
-    EXPECT_EQ(FromGrpcStatus(wire), status);
     EXPECT_EQ(FromCodeAndMessage(code, status.message()), status);
+    // gRPC numbers its codes the same way.
+    const ::grpc::Status wire = ToWire(status);
+    EXPECT_EQ(FromCodeAndMessage(wire.error_code(), wire.error_message()), status);
   }
-  EXPECT_TRUE(ToGrpcStatus(Status::OK()).ok());
+  EXPECT_EQ(static_cast<int>(::grpc::StatusCode::UNAUTHENTICATED),
+            static_cast<int>(Code::UNAUTHENTICATED));
+  EXPECT_EQ(static_cast<int>(::grpc::StatusCode::DEADLINE_EXCEEDED),
+            static_cast<int>(Code::DEADLINE_EXCEEDED));
   EXPECT_TRUE(FromCodeAndMessage(0, "").ok());
   EXPECT_EQ(FromCodeAndMessage(99, "odd").code(), Code::UNKNOWN);
   EXPECT_EQ(FromCodeAndMessage(-1, "odd").code(), Code::UNKNOWN);
+}
+
+// Every gRPC status code the fake master answers with reaches the caller
+// with the same code and message (the gRPC-status direction).
+TEST_F(GrpcSessionTest, EveryCodeFromTheMasterReachesTheCaller) {
+  std::unique_ptr<Session> session = CreatedSession();
+  std::vector<Tensor> outputs;
+  for (int code = 1; code <= static_cast<int>(Code::UNAUTHENTICATED); ++code) {
+    Status status = session->Run({}, {"code_" + std::to_string(code) + ":0"}, {}, &outputs);
+    EXPECT_EQ(static_cast<int>(status.code()), code) << status;
+    EXPECT_EQ(status.message(), "answered with code " + std::to_string(code));
+  }
 }
 
 TEST_F(GrpcSessionTest, ARunOptionsTimeoutEndsTheCallWithDeadlineExceeded) {
