@@ -86,8 +86,8 @@ FUZZ_FINDINGS     ?=
 FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs
 FUZZ_FLAGS         = $(if $(FUZZ_FINDINGS),--findings $(FUZZ_FINDINGS))
 
-.PHONY: all deps lib python lint test test-runtime test-c test-python test-fuzz fuzz asan tsan \
-        asan-suite asan-python tsan-suite demo bench clean
+.PHONY: all deps lib python lint test test-runtime test-c test-python test-fuzz test-interop fuzz \
+        asan tsan asan-suite asan-python tsan-suite demo bench clean
 .DEFAULT_GOAL := all
 
 all: lib python
@@ -191,6 +191,18 @@ test-fuzz: $(FUZZ_BINS)
 	  if [ "$(FUZZ_ENFORCE)" = 1 ]; then echo "test-fuzz: cases failed"; exit 1; fi; \
 	  echo "test-fuzz: cases failed (not enforced: FUZZ_ENFORCE=0)"; \
 	fi
+
+# Interop with real TensorFlow (tests/interop): TensorFlow runs only in its own
+# virtualenv, INTEROP_VENV (made once by tools/interop_venv.sh; an existing one
+# with tensorflow is used as it is, e.g. INTEROP_VENV=/work/tfvenv), as server
+# and client subprocesses of the tests, which run in our Python.
+INTEROP_VENV ?= $(BUILD)/interop-venv
+INTEROP_TF   ?= tensorflow-cpu==2.21.0
+
+test-interop: python
+	PYTHON=$(PYTHON) bash tools/interop_venv.sh $(INTEROP_VENV) $(INTEROP_TF)
+	INTEROP_PYTHON=$(abspath $(INTEROP_VENV))/bin/python INTEROP_REQUIRED=1 \
+	    $(PYTHON) -m pytest -q tests/interop
 
 test: deps
 	$(MAKE) lint

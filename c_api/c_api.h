@@ -371,10 +371,13 @@ typedef struct TF_SessionOptions TF_SessionOptions;
  * TF_DeleteSessionOptions. */
 TF_CAPI_EXPORT extern TF_SessionOptions* TF_NewSessionOptions(void);
 
-/* Sets the session target. "" is an in-process session, the only kind this
- * build has: any other target (such as TensorFlow's "grpc://host:port") makes
- * TF_NewSession fail with TF_NOT_FOUND naming the targets it accepts.
- * `target` is copied. */
+/* Sets the session target. "" is an in-process session; "grpc://host:port"
+ * a remote one, whose graph lives in the master at host:port (a tensorweave
+ * server, see TF_NewServer, or a TensorFlow one): TF_NewSession connects
+ * lazily, and an unreachable master makes the first run fail with
+ * TF_UNAVAILABLE. Any other target makes TF_NewSession fail with
+ * TF_NOT_FOUND naming the targets it accepts; a grpc:// target that is not
+ * host:port fails with TF_INVALID_ARGUMENT. `target` is copied. */
 TF_CAPI_EXPORT extern void TF_SetTarget(TF_SessionOptions* options, const char* target);
 
 /* Sets the configuration from `proto[0, proto_len)`, a serialized ConfigProto
@@ -1085,6 +1088,70 @@ TF_CAPI_EXPORT extern int TF_CheckpointReaderGetVariableNumDims(TF_CheckpointRea
  * TF_RESOURCE_EXHAUSTED when the tensor does not fit in memory. */
 TF_CAPI_EXPORT extern TF_Tensor* TF_CheckpointReaderGetTensor(TF_CheckpointReader* reader,
                                                               const char* name, TF_Status* status);
+
+/* ========================================================================== */
+/* Servers                                                                    */
+/* ========================================================================== */
+
+/* An in-process server of TensorFlow's distributed protocol: one task of a
+ * cluster, which sessions elsewhere reach with a "grpc://host:port" target.
+ * TensorFlow declares these in c_api_experimental.h. Lifecycle:
+ *
+ *   TF_Server* server = TF_NewServer(server_def, server_def_len, status);
+ *   TF_ServerStart(server, status);        // serving; TF_ServerTarget(server)
+ *   ... TF_ServerJoin(server, status) blocks until another thread calls ...
+ *   TF_ServerStop(server, status);         // a real stop, unlike TensorFlow's
+ *   TF_DeleteServer(server);
+ *
+ * The transport is TensorFlow-compatible and insecure (no TLS, no token); a
+ * task whose address in the cluster is "localhost:<port>" listens on the
+ * loopback interface only. */
+typedef struct TF_Server TF_Server;
+
+/* A server for the task `proto[0, proto_len)` describes: a serialized
+ * ServerDef (cluster, job_name, task_index, default_session_config,
+ * protocol "grpc"). It will listen on the task's address in the cluster
+ * (port 0: a free port), and does not listen until TF_ServerStart. On
+ * success returns a new server, which the caller frees with TF_DeleteServer.
+ * On failure returns NULL: TF_INVALID_ARGUMENT for bytes that do not parse,
+ * a task the job does not have or an address without a port; TF_INTERNAL
+ * for a job the cluster does not have; TF_NOT_FOUND for a protocol other
+ * than "grpc". The caller keeps `proto`. */
+TF_CAPI_EXPORT extern TF_Server* TF_NewServer(const void* proto, size_t proto_len,
+                                              TF_Status* status);
+
+/* Starts serving. TF_UNAVAILABLE when the address cannot be bound (in use,
+ * or not an interface of this machine); TF_FAILED_PRECONDITION when the
+ * server is serving already or was stopped (or joined before it started). */
+TF_CAPI_EXPORT extern void TF_ServerStart(TF_Server* server, TF_Status* status);
+
+/* Stops serving: calls in flight get a grace period of a second, then are
+ * cancelled; returns once the server has stopped and TF_ServerJoin callers
+ * have been released. Stopping a stopped or unstarted server is a no-op. */
+TF_CAPI_EXPORT extern void TF_ServerStop(TF_Server* server, TF_Status* status);
+
+/* Blocks until the server has stopped (TF_ServerStop from another thread).
+ * On an unstarted server returns at once, and the server can no longer
+ * start (as in TensorFlow). */
+TF_CAPI_EXPORT extern void TF_ServerJoin(TF_Server* server, TF_Status* status);
+
+/* "grpc://host:port", the target sessions use to reach this server; after
+ * TF_ServerStart the port is the bound one (also when the ServerDef said 0).
+ * The string belongs to `server` and stays valid until it is deleted. NULL
+ * for a NULL server. */
+TF_CAPI_EXPORT extern const char* TF_ServerTarget(TF_Server* server);
+
+/* Stops the server if it is serving, then frees it. NULL is a no-op. */
+TF_CAPI_EXPORT extern void TF_DeleteServer(TF_Server* server);
+
+/* Clears the resource containers `containers[0, ncontainers)` (all when
+ * ncontainers is 0) of the sessions `opt`'s target reaches: for a
+ * "grpc://" target the master's (a TensorFlow master also closes every
+ * session it holds); for "" the variables of every in-process session,
+ * which become uninitialized. Errors as TF_NewSession's for the target, and
+ * those of the master. The caller keeps `opt` and `containers`. */
+TF_CAPI_EXPORT extern void TF_Reset(const TF_SessionOptions* opt, const char** containers,
+                                    int ncontainers, TF_Status* status);
 
 #ifdef __cplusplus
 } /* end extern "C" */

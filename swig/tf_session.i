@@ -209,6 +209,44 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 }
 %include "swig/checkpoint_reader_helper.h"
 
+// ---- Servers (tf.train.Server in python/tensorweave/train/server_lib.py) ---
+// The Python Server owns the TF_Server and deletes it. Starting, stopping,
+// joining and deleting may wait (Join until another thread stops the
+// server), so they run without the GIL.
+%unignore TF_NewServer;
+%unignore TF_ServerStart;
+%unignore TF_ServerStop;
+%unignore TF_ServerJoin;
+%unignore TF_ServerTarget;
+%unignore TF_DeleteServer;
+%unignore TW_Reset;
+%typemap(check) TF_Server* server {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "The server has been deleted");
+}
+%typemap(in) PyObject* containers {
+  $1 = $input;
+}
+%exception TF_ServerStart {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%exception TF_ServerStop {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%exception TF_ServerJoin {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%exception TF_DeleteServer {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+
 %include "c_api/c_api.h"
 %include "swig/tf_session_helper.h"
 

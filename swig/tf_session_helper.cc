@@ -413,8 +413,12 @@ PyObject* TW_GetSessionStats(TF_Session* session) {
 }
 
 PyObject* TW_SessionListDevices(TF_Session* session, TF_Status* status) {
-  std::unique_ptr<TF_DeviceList, void (*)(TF_DeviceList*)> devices(
-      TF_SessionListDevices(session, status), TF_DeleteDeviceList);
+  TF_DeviceList* listed = nullptr;
+  {
+    tensorweave::WithoutGil unlocked;  // a remote session asks its master
+    listed = TF_SessionListDevices(session, status);
+  }
+  std::unique_ptr<TF_DeviceList, void (*)(TF_DeviceList*)> devices(listed, TF_DeleteDeviceList);
   if (TF_GetCode(status) != TF_OK) return nullptr;
   const int count = TF_DeviceListCount(devices.get());
   PyRef result(PyList_New(count));
@@ -429,6 +433,29 @@ PyObject* TW_SessionListDevices(TF_Session* session, TF_Status* status) {
     PyList_SET_ITEM(result.get(), i, item);
   }
   return result.release();
+}
+
+void TW_Reset(const char* target, const void* proto, size_t proto_len, PyObject* containers,
+              TF_Status* status) {
+  std::vector<std::string> names;
+  PyRef items(PySequence_Fast(containers, "containers must be a list of strings"));
+  if (!items) return;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
+    const char* name = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(items.get(), i));
+    if (name == nullptr) return;
+    names.push_back(name);
+  }
+  std::vector<const char*> pointers;
+  for (const std::string& name : names) pointers.push_back(name.c_str());
+  std::unique_ptr<TF_SessionOptions, void (*)(TF_SessionOptions*)> options(TF_NewSessionOptions(),
+                                                                           TF_DeleteSessionOptions);
+  TF_SetTarget(options.get(), target);
+  if (proto_len > 0) {
+    TF_SetConfig(options.get(), proto, proto_len, status);
+    if (TF_GetCode(status) != TF_OK) return;
+  }
+  tensorweave::WithoutGil unlocked;
+  TF_Reset(options.get(), pointers.data(), static_cast<int>(pointers.size()), status);
 }
 
 void TW_SetStatusForTesting(int code, const char* message, TF_Status* status) {

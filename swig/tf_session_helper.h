@@ -118,6 +118,12 @@ PyObject* TW_GetSessionStats(TF_Session* session);
 // [(name, device_type, memory_limit_bytes)] for each device of `session`.
 PyObject* TW_SessionListDevices(TF_Session* session, TF_Status* status);
 
+// TF_Reset for `target` with a serialized ConfigProto (`proto`, may be
+// empty) and `containers`, a sequence of str. The GIL is released while the
+// containers are cleared (a remote target is an RPC).
+void TW_Reset(const char* target, const void* proto, size_t proto_len, PyObject* containers,
+              TF_Status* status);
+
 // Fills `status` with `code` and `message`, so tests can check that every
 // code reaches Python as its tensorweave.errors class.
 void TW_SetStatusForTesting(int code, const char* message, TF_Status* status);

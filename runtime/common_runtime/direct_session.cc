@@ -108,6 +108,22 @@ void DirectSession::CancelStep(Step* step, const Status& status) {
 
 // --- Lifecycle -----------------------------------------------------------
 
+namespace {
+
+// The sessions a factory Reset reaches: those the factory made that are
+// not destroyed yet.
+struct LiveSessions {
+  std::mutex mu;
+  std::set<DirectSession*> sessions;
+};
+
+LiveSessions& GetLiveSessions() {
+  static LiveSessions* live = new LiveSessions();  // never destroyed
+  return *live;
+}
+
+}  // namespace
+
 DirectSession::DirectSession(const SessionOptions& options)
     : options_(options),
       operation_timeout_ms_(options.config.operation_timeout_in_ms()),
@@ -129,6 +145,11 @@ Status DirectSession::Init() {
 }
 
 DirectSession::~DirectSession() {
+  {
+    LiveSessions& live = GetLiveSessions();
+    std::lock_guard<std::mutex> lock(live.mu);
+    live.sessions.erase(this);
+  }
   Close();
   std::unique_lock<std::mutex> lock(steps_mu_);
   steps_cv_.wait(lock, [this] { return steps_ == nullptr; });
@@ -601,6 +622,10 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   return Status::OK();
 }
 
+void DirectSession::ClearVariables() {
+  for (const std::unique_ptr<Device>& device : devices_) device->variables()->Clear();
+}
+
 Status DirectSession::GetPartitionGraphs(const std::vector<std::string>& feed_names,
                                          const std::vector<std::string>& output_names,
                                          const std::vector<std::string>& target_nodes,
@@ -626,10 +651,26 @@ class DirectSessionFactory : public SessionFactory {
   Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* session) override {
     auto direct = std::make_unique<DirectSession>(options);
     TW_RETURN_IF_ERROR(direct->Init());
+    {
+      LiveSessions& live = GetLiveSessions();
+      std::lock_guard<std::mutex> lock(live.mu);
+      live.sessions.insert(direct.get());
+    }
     *session = std::move(direct);
     return Status::OK();
   }
+  Status Reset(const SessionOptions& options, const std::vector<std::string>& containers) override;
 };
+
+// TensorFlow's DirectSessionFactory::Reset: the containers of every live
+// in-process session.
+Status DirectSessionFactory::Reset(const SessionOptions& options,
+                                   const std::vector<std::string>& containers) {
+  LiveSessions& live = GetLiveSessions();
+  std::lock_guard<std::mutex> lock(live.mu);
+  for (DirectSession* session : live.sessions) session->ClearVariables();
+  return Status::OK();
+}
 
 SessionFactoryRegistrar direct_session_registrar("DIRECT_SESSION", new DirectSessionFactory);
 

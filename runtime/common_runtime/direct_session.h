@@ -87,6 +87,11 @@ class DirectSession : public Session {
   Status Close() override;
   SessionStats stats() const override;
 
+  // Makes every variable of this session's devices uninitialized (Reset,
+  // session.h: variables are not kept apart by container, so any reset
+  // clears them all).
+  void ClearVariables();
+
   // For tests and debugging: the partition graphs (by device name) built
   // for a signature that has run. NOT_FOUND if it has not.
   Status GetPartitionGraphs(const std::vector<std::string>& feed_names,

@@ -70,4 +70,15 @@ Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* sessi
   return factory->NewSession(options, session);
 }
 
+Status SessionFactory::Reset(const SessionOptions& options,
+                             const std::vector<std::string>& containers) {
+  return errors::Unimplemented("Sessions for ", DescribeOptions(options), " cannot be reset");
+}
+
+Status Reset(const SessionOptions& options, const std::vector<std::string>& containers) {
+  SessionFactory* factory = nullptr;
+  TW_RETURN_IF_ERROR(SessionFactory::GetFactory(options, &factory));
+  return factory->Reset(options, containers);
+}
+
 }  // namespace tensorweave

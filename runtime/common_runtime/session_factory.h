@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/common_runtime/session.h"
 
@@ -24,6 +25,9 @@ class SessionFactory {
   // the target).
   virtual bool AcceptsOptions(const SessionOptions& options) = 0;
   virtual Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* session) = 0;
+  // What Reset (session.h) does for sessions of this kind. UNIMPLEMENTED
+  // unless the factory overrides it.
+  virtual Status Reset(const SessionOptions& options, const std::vector<std::string>& containers);
 
   // Takes ownership. Registering a second factory under one name is a
   // programmer error: it aborts with a message.

@@ -4,6 +4,9 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 
+#include <cstdio>
+
+#include "runtime/distributed/server_def_util.h"
 #include "runtime/framework/str_util.h"
 
 namespace tensorweave {
@@ -17,15 +20,29 @@ std::string HostPort(const std::string& host, int port) {
 
 }  // namespace
 
+Status GrpcServer::CreateServices() {
+  std::unique_ptr<GrpcWorkerService> worker;
+  TW_RETURN_IF_ERROR(GrpcWorkerService::Create(options_.worker, &worker));
+  worker_service_ = worker.get();
+  services_.push_back(std::move(worker));
+  return Status::OK();
+}
+
 Status GrpcServer::Create(const GrpcServerOptions& options, std::unique_ptr<GrpcServer>* server) {
   if (options.host.empty()) return errors::InvalidArgument("server host is empty");
   if (options.port < 0 || options.port > 65535) {
     return errors::InvalidArgument("server port ", options.port, " is outside 0..65535");
   }
-  std::unique_ptr<GrpcWorkerService> worker;
-  TW_RETURN_IF_ERROR(GrpcWorkerService::Create(options.worker, &worker));
-  server->reset(new GrpcServer(options, std::move(worker)));
+  std::unique_ptr<GrpcServer> created(new GrpcServer(options));
+  TW_RETURN_IF_ERROR(created->CreateServices());
+  *server = std::move(created);
   return Status::OK();
+}
+
+Status GrpcServer::Create(const ServerDef& server_def, std::unique_ptr<GrpcServer>* server) {
+  GrpcServerOptions options;
+  TW_RETURN_IF_ERROR(GrpcServerOptionsFromServerDef(server_def, &options));
+  return Create(options, server);
 }
 
 GrpcServer::~GrpcServer() { Stop(std::chrono::milliseconds(100)); }
@@ -45,7 +62,17 @@ Status GrpcServer::Start() {
   // gRPC would otherwise let a second server share a port already in use
   // (SO_REUSEPORT), splitting the calls between two processes.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.RegisterService(worker_service_.get());
+  // Tensors of any size (gRPC's default refuses messages over 4 MiB).
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  // Clients ping every ~2 s, also while a long step runs without data;
+  // gRPC's default policy would call that abuse and drop the connection.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  for (const std::unique_ptr<::grpc::Service>& service : services_) {
+    builder.RegisterService(service.get());
+  }
   std::unique_ptr<::grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     if (server != nullptr) server->Shutdown();
@@ -55,6 +82,13 @@ Status GrpcServer::Start() {
   server_ = std::move(server);
   bound_port_ = port;
   state_ = State::kServing;
+  const std::string advertised =
+      options_.advertised_host.empty() ? options_.host : options_.advertised_host;
+  std::fprintf(stderr,
+               "tensorweave: server /job:%s/replica:0/task:%d listening on %s (target "
+               "grpc://%s); insecure mode: no TLS, no token (TensorFlow-compatible)\n",
+               options_.worker.job_name.c_str(), options_.worker.task_index,
+               HostPort(options_.host, port).c_str(), HostPort(advertised, port).c_str());
   return Status::OK();
 }
 
@@ -67,11 +101,25 @@ void GrpcServer::Stop(std::chrono::milliseconds deadline) {
     if (state_ == State::kServing) server = std::move(server_);
     state_ = State::kStopped;
   }
-  if (server == nullptr) return;
-  // Past the deadline gRPC cancels the calls still running; Wait then
-  // returns once every handler has finished.
-  server->Shutdown(std::chrono::system_clock::now() + deadline);
-  server->Wait();
+  if (server != nullptr) {
+    // Past the deadline gRPC cancels the calls still running; Wait then
+    // returns once every handler has finished.
+    server->Shutdown(std::chrono::system_clock::now() + deadline);
+    server->Wait();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  fully_stopped_ = true;
+  stopped_cv_.notify_all();
+}
+
+void GrpcServer::Join() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (state_ == State::kCreated) {
+    state_ = State::kStopped;
+    fully_stopped_ = true;
+    return;
+  }
+  stopped_cv_.wait(lock, [this] { return fully_stopped_; });
 }
 
 int GrpcServer::bound_port() const {
@@ -80,7 +128,24 @@ int GrpcServer::bound_port() const {
 }
 
 std::string GrpcServer::target() const {
-  return StrCat("grpc://", HostPort(options_.host, bound_port()));
+  const std::string& host =
+      options_.advertised_host.empty() ? options_.host : options_.advertised_host;
+  return StrCat("grpc://", HostPort(host, bound_port()));
+}
+
+ServerDef GrpcServer::server_def() const {
+  ServerDef def = options_.server_def;
+  const int port = bound_port();
+  if (port == 0) return def;
+  for (JobDef& job : *def.mutable_cluster()->mutable_job()) {
+    if (job.name() != def.job_name()) continue;
+    auto task = job.mutable_tasks()->find(def.task_index());
+    if (task == job.mutable_tasks()->end()) continue;
+    std::string host;
+    int old_port = 0;
+    if (SplitHostPort(task->second, &host, &old_port).ok()) task->second = HostPort(host, port);
+  }
+  return def;
 }
 
 }  // namespace tensorweave

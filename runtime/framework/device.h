@@ -35,6 +35,15 @@ class VariableStore {
   Variable* LookupOrCreate(const std::string& name);
   // Null when absent.
   Variable* Lookup(const std::string& name);
+  // Makes every variable uninitialized again (Session Reset). The objects
+  // stay, since kernels keep pointers to them; their values go.
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& entry : variables_) {
+      std::lock_guard<std::mutex> value_lock(entry.second->mu);
+      entry.second->tensor = Tensor();
+    }
+  }
 
  private:
   std::mutex mu_;

@@ -279,7 +279,29 @@ class BaseSession:
                 c_api.TF_DeleteSession(session)
 
     def list_devices(self):
+        """The devices the session can use, each with .name, .device_type and
+        .memory_limit_bytes. For a remote session (target "grpc://..."), the
+        master's devices and its cluster's."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
         return [_DeviceAttributes(*device) for device in c_api.TW_SessionListDevices(self._session)]
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Clears the resource containers `containers` (a list of names; all
+        when None or empty) of the sessions `target` reaches: for
+        "grpc://host:port" the master's, which also closes every session it
+        holds; for "" the variables of every in-process session, which
+        become uninitialized.
+
+            tf.Session.reset("grpc://localhost:2222")
+        """
+        if isinstance(target, bytes):
+            target = target.decode()
+        if config is not None and not isinstance(config, config_pb2.ConfigProto):
+            raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
+        names = [c.decode() if isinstance(c, bytes) else c for c in (containers or [])]
+        c_api.TW_Reset(target, None if config is None else config.SerializeToString(), names)
 
     def _stats(self):
         """tensorweave's counters: runs, executors built, executor cache hits."""

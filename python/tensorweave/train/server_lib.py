@@ -1,11 +1,148 @@
-"""tf.train.ClusterSpec: the jobs of a cluster and the address of each task,
-with TensorFlow 1.x's semantics, convertible to and from the ClusterDef
-message servers exchange (tf.train.ClusterDef, tf.train.ServerDef)."""
+"""tf.train.ClusterSpec and tf.train.Server with TensorFlow 1.x's semantics.
 
+A ClusterSpec names the jobs of a cluster and the address of each task, and
+converts to and from the ClusterDef message servers exchange
+(tf.train.ClusterDef, tf.train.ServerDef). A Server is one task of a
+cluster, serving TensorFlow's distributed protocol in this process:
+
+    cluster = tf.train.ClusterSpec({"ps": ["localhost:2222"], "worker": ["localhost:2223"]})
+    server = tf.train.Server(cluster, job_name="ps", task_index=0)
+    with tf.Session(server.target) as sess:   # "grpc://localhost:2222"
+        ...
+    server.stop()
+
+A task whose address says localhost listens on the loopback interface only;
+the transport is TensorFlow's insecure one (no TLS, no token).
+"""
+
+import contextlib
+
+from tensorweave import pywrap_tensorweave as _c_api
 from tensorweave.proto.cluster_pb2 import ClusterDef, JobDef
+from tensorweave.proto.config_pb2 import ConfigProto
 from tensorweave.proto.tensorflow_server_pb2 import ServerDef
 
-__all__ = ["ClusterDef", "ClusterSpec", "JobDef", "ServerDef"]
+__all__ = ["ClusterDef", "ClusterSpec", "JobDef", "Server", "ServerDef"]
+
+
+class Server:
+    """An in-process server: task `task_index` of job `job_name` in a cluster.
+
+    server_or_cluster_def: a tf.train.ServerDef (job_name, task_index,
+    protocol and config then override its fields when given), or anything
+    tf.train.ClusterSpec accepts (a ClusterSpec, a dict, a ClusterDef).
+    job_name, task_index: may be left out when the cluster has one job, and
+    that job one task.
+    protocol: "grpc" (the default).
+    config: a tf.ConfigProto, the default for sessions on this server.
+    start: start serving now.
+
+    Unlike TensorFlow's, stop() really stops the server (and join() then
+    returns).
+    """
+
+    def __init__(
+        self,
+        server_or_cluster_def,
+        job_name=None,
+        task_index=None,
+        protocol=None,
+        config=None,
+        start=True,
+    ):
+        self._server = None  # set last, so __del__ after a failed init is harmless
+        self._server_def = _make_server_def(
+            server_or_cluster_def, job_name, task_index, protocol, config
+        )
+        self._server = _c_api.TF_NewServer(self._server_def.SerializeToString())
+        if start:
+            self.start()
+
+    def __del__(self):
+        server, self._server = getattr(self, "_server", None), None
+        if server is not None:
+            # Nothing may propagate out of __del__.
+            with contextlib.suppress(Exception):
+                _c_api.TF_DeleteServer(server)
+
+    def start(self):
+        """Starts serving. Raises UnavailableError when the address cannot be
+        bound, FailedPreconditionError when already started or stopped."""
+        _c_api.TF_ServerStart(self._live())
+
+    def join(self):
+        """Blocks until the server stops (stop() from another thread). Returns
+        at once for a server never started, which then cannot start."""
+        _c_api.TF_ServerJoin(self._live())
+
+    def stop(self):
+        """Stops serving (calls in flight get about a second to finish, then
+        are cancelled). Stopping twice is fine; a stopped server cannot
+        start again."""
+        _c_api.TF_ServerStop(self._live())
+
+    @property
+    def server_def(self):
+        """The tf.train.ServerDef this server was made from."""
+        return self._server_def
+
+    @property
+    def target(self):
+        """ "grpc://host:port", the target for tf.Session to reach this server
+        (the port is the bound one once started, also when the cluster said
+        port 0)."""
+        return _c_api.TF_ServerTarget(self._live())
+
+    @staticmethod
+    def create_local_server(config=None, start=True):
+        """A one-task server on localhost at a free port."""
+        return Server({"localhost": ["localhost:0"]}, protocol="grpc", config=config, start=start)
+
+    def _live(self):
+        if self._server is None:
+            raise ValueError("The server has been deleted")
+        return self._server
+
+
+def _make_server_def(server_or_cluster_def, job_name, task_index, protocol, config):
+    """The ServerDef for Server's arguments, with TensorFlow's checks."""
+    if config is not None and not isinstance(config, ConfigProto):
+        raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
+    if isinstance(server_or_cluster_def, ServerDef):
+        server_def = ServerDef()
+        server_def.CopyFrom(server_or_cluster_def)
+        if job_name is not None:
+            server_def.job_name = job_name
+        if task_index is not None:
+            server_def.task_index = task_index
+        if protocol is not None:
+            server_def.protocol = protocol
+    else:
+        try:
+            cluster_spec = ClusterSpec(server_or_cluster_def)
+        except TypeError:
+            raise TypeError(
+                "Could not convert `server_or_cluster_def` to a "
+                "`tf.train.ServerDef` or `tf.train.ClusterSpec`."
+            ) from None
+        if job_name is None:
+            if len(cluster_spec.jobs) != 1:
+                raise ValueError("Must specify an explicit `job_name`.")
+            job_name = cluster_spec.jobs[0]
+        if task_index is None:
+            task_indices = cluster_spec.task_indices(job_name)
+            if len(task_indices) != 1:
+                raise ValueError("Must specify an explicit `task_index`.")
+            task_index = task_indices[0]
+        server_def = ServerDef(
+            cluster=cluster_spec.as_cluster_def(),
+            job_name=job_name,
+            task_index=task_index,
+            protocol="grpc" if protocol is None else protocol,
+        )
+    if config is not None:
+        server_def.default_session_config.MergeFrom(config)
+    return server_def
 
 
 class ClusterSpec:

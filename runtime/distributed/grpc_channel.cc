@@ -1,0 +1,84 @@
+#include "runtime/distributed/grpc_channel.h"
+
+#include <grpc/grpc.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace tensorweave {
+namespace {
+
+// How often an idle or busy connection is probed, and how long a probe may
+// go unanswered before the connection counts as dead.
+constexpr int kKeepaliveTimeMs = 2000;
+constexpr int kKeepaliveTimeoutMs = 2000;
+// A dropped connection is retried at least this often, so a restarted peer
+// is reached again soon.
+constexpr int kMaxReconnectBackoffMs = 1000;
+constexpr int kMaxPingsWithoutData = 2;
+
+bool AllDigits(const std::string& text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsGrpcTarget(const std::string& target) { return target.rfind(kGrpcScheme, 0) == 0; }
+
+Status ParseGrpcTarget(const std::string& target, std::string* host_port) {
+  if (!IsGrpcTarget(target)) {
+    return errors::InvalidArgument("Target \"", target, "\" does not start with ", kGrpcScheme);
+  }
+  const std::string address = target.substr(sizeof(kGrpcScheme) - 1);
+  const size_t colon = address.rfind(':');
+  const bool bracketed = !address.empty() && address.front() == '[';
+  const bool host_ok = colon != std::string::npos && colon > 0 &&
+                       (bracketed ? address[colon - 1] == ']' : address.find(':') == colon) &&
+                       address.find_first_of("/ \t") == std::string::npos;
+  const std::string port = colon == std::string::npos ? "" : address.substr(colon + 1);
+  if (!host_ok || !AllDigits(port) || port.size() > 5 || std::atoi(port.c_str()) < 1 ||
+      std::atoi(port.c_str()) > 65535) {
+    return errors::InvalidArgument("Could not interpret \"", address,
+                                   "\" as a host-port pair (in target \"", target, "\")");
+  }
+  *host_port = address;
+  return Status::OK();
+}
+
+std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port) {
+  ::grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // At most two pings per quiet period (until data flows again): a server
+  // with gRPC's default abuse policy, as TensorFlow's, allows two early
+  // pings and drops the connection ("too_many_pings", failing the call in
+  // flight) at the third, which a long step would otherwise reach.
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, kMaxPingsWithoutData);
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
+  return ::grpc::CreateCustomChannel(host_port, ::grpc::InsecureChannelCredentials(), args);
+}
+
+void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms) {
+  if (timeout_ms <= 0) return;
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+}
+
+Status FromCodeAndMessage(int code, const std::string& message) {
+  if (code == 0) return Status::OK();
+  if (code < 0 || code > static_cast<int>(Code::UNAUTHENTICATED)) {
+    return errors::Unknown("(error code ", code, ") ", message);
+  }
+  return Status(static_cast<Code>(code), message);
+}
+
+}  // namespace tensorweave

@@ -1,0 +1,67 @@
+// gRPC plumbing shared by the clients of TensorFlow's distributed services:
+// reading a "grpc://host:port" target, opening a channel that notices a dead
+// peer and carries tensors of any size, and moving statuses between gRPC and
+// tensorweave (both number their codes as TensorFlow's error.Code; the
+// conversion of a whole ::grpc::Status lives in W's grpc_util.h).
+//
+//   std::string address;
+//   TW_RETURN_IF_ERROR(ParseGrpcTarget("grpc://localhost:2222", &address));
+//   auto stub = tensorflow::MasterService::NewStub(NewGrpcChannel(address));
+//   ::grpc::ClientContext context;
+//   SetTimeout(&context, /*timeout_ms=*/5000);
+//   ::grpc::Status call = stub->ListDevices(&context, request, &response);
+//   Status status = FromCodeAndMessage(call.error_code(), call.error_message());
+#ifndef TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_
+#define TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_
+
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/framework/status.h"
+
+namespace tensorweave {
+
+// The scheme of remote session targets.
+constexpr char kGrpcScheme[] = "grpc://";
+
+// True when `target` names a gRPC master ("grpc://...").
+bool IsGrpcTarget(const std::string& target);
+
+// "grpc://host:port" -> "host:port". INVALID_ARGUMENT when the scheme is not
+// grpc://, or the rest is not host:port with a port in 1..65535 (a bracketed
+// IPv6 host such as "[::1]:2222" is fine).
+Status ParseGrpcTarget(const std::string& target, std::string* host_port);
+
+// A channel to `host_port` as tensorweave's clients want it:
+// - a peer process that dies closes its connection, which fails the calls
+//   in flight at once (UNAVAILABLE), whatever their deadline;
+// - keepalive pings 2 s apart (also with no call running) notice a peer
+//   that froze or became unreachable within ~4-6 s of the last data on the
+//   connection (UNAVAILABLE). Only two pings go out per quiet period: a
+//   server with gRPC's default policy (TensorFlow's) drops a connection
+//   that pings more often than every 5 minutes without data, which would
+//   fail a long step. So a peer that freezes later in a long quiet step is
+//   noticed at the step's timeout, not before;
+// - no limit on message sizes, so a large tensor is never cut off;
+// - insecure transport, as TensorFlow's.
+// Connection is lazy: a peer that cannot be reached makes calls fail with
+// UNAVAILABLE, fast (no call waits for the channel to become ready).
+std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port);
+
+// A deadline `timeout_ms` from now on `context`; <= 0 means none.
+void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms);
+
+// A Status from a code and message: a gRPC status's, or those a response
+// body carries (RunStepResponse's status_code and status_error_message).
+// OK for code 0; the codes are the same numbers, and one outside
+// TensorFlow's range becomes UNKNOWN (naming the number).
+Status FromCodeAndMessage(int code, const std::string& message);
+
+}  // namespace tensorweave
+
+#endif  // TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_

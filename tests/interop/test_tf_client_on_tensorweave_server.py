@@ -1,0 +1,51 @@
+"""Direction 2: TensorFlow's own client (tf.compat.v1.Session("grpc://...")
+in the interop virtualenv's Python) runs graphs on a tensorweave server
+(`python -m tensorweave.server`). Both run as subprocesses started and
+killed by pid by each test; tests/interop/tf_client.py holds the client's
+scenarios and prints their results as JSON.
+
+These need the master service (MasterService on the tensorweave server):
+without it every scenario ends with UNIMPLEMENTED from CreateSession."""
+
+INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
+FAILED_PRECONDITION = 9
+
+
+def run_scenario(tf_client, tw_server, scenario):
+    result = tf_client(tw_server, scenario)
+    assert "error" not in result, f"{scenario}: {result['error']}"
+    return result
+
+
+def test_tf_client_feeds_and_fetches(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "affine")
+    assert result["y"] == [[1.0, 3.0, 5.0, 7.0]]
+    assert result["dict_y"] == [[1.0, 3.0, 5.0, 7.0]]
+    assert result["dict_doubled"] == [[0.0, 2.0, 4.0, 6.0]]
+
+
+def test_tf_client_variables_update_across_runs(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "variables")
+    assert result == {"values": [3.0, 5.0, 7.0], "final": 7.0}
+
+
+def test_tf_client_sees_tensorflows_error_codes(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "errors")
+    assert result["uninitialized"]["code"] == FAILED_PRECONDITION
+    assert "never_initialized" in result["uninitialized"]["message"]
+    assert result["bad_reshape"]["code"] == INVALID_ARGUMENT
+    assert result["unfed_placeholder"]["code"] == INVALID_ARGUMENT
+
+
+def test_tf_client_extends_makes_callables_and_lists_devices(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "extend_callable_devices")
+    assert result["first"] == [2.0, 3.0]
+    assert result["second"] == [6.0, 9.0]
+    assert result["callable"] == [3.0, 6.0]
+    assert "/job:localhost/replica:0/task:0/device:CPU:0" in result["devices"]
+
+
+def test_tf_client_run_options_timeout(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "timeout")
+    assert result["timeout"]["code"] == DEADLINE_EXCEEDED
