@@ -474,6 +474,52 @@ TEST_F(MasterSessionTest, AStepPastItsTimeoutIsDeadlineExceeded) {
   EXPECT_EQ(status.message(), "Timed out after 100 ms");
 }
 
+TEST_F(MasterSessionTest, CloseCancelsARunningStep) {
+  const std::string handle = CreateSession(SplitGraph());
+  for (const char* task : {kWorker0, kPs0}) {
+    cluster_.worker(task)->run_graph = [](CallOptions* call, const RunGraphRequest*,
+                                          RunGraphResponse*, WorkerInterface::StatusCallback done) {
+      call->SetCancelCallback([done] { done(errors::Cancelled("RunGraph was cancelled")); });
+    };
+  }
+  Status step_status;
+  std::thread step([&] {
+    RunStepResponse response;
+    step_status = Run(handle, {"y:0"}, &response);
+  });
+  // Close once the step is in flight on both workers.
+  for (int i = 0; i < 500 && cluster_.worker(kPs0)->runs.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  CloseSessionRequest close;
+  close.set_session_handle(handle);
+  CloseSessionResponse closed;
+  EXPECT_TRUE(master_->CloseSession(close, &closed).ok());
+  step.join();
+  EXPECT_EQ(step_status.code(), Code::CANCELLED) << step_status;
+  EXPECT_NE(step_status.message().find("closed"), std::string::npos) << step_status;
+  // The step ended (and cleaned up) before the graphs were deregistered.
+  EXPECT_EQ(cluster_.worker(kWorker0)->cleaned_steps.size(), 1u);
+  EXPECT_EQ(cluster_.worker(kWorker0)->deregistered.size(), 1u);
+}
+
+TEST_F(MasterSessionTest, AFedPlaceholdersControlDependentsWaitForTheFeed) {
+  GraphDef graph;
+  AddPlaceholder(&graph, "x");
+  AddAffine(&graph, "c", "x", 1.0f, 0.0f);
+  session_test::AddScalar(&graph, "after", 1.0f)->add_input("^x");
+  const std::string handle = CreateSession(graph);
+  RunStepResponse response;
+  Status status = Run(handle, {"after:0", "c:0"}, &response);
+  ASSERT_TRUE(status.ok()) << status;
+  const GraphDef& client = cluster_.worker(kWorker0)->registered.begin()->second.graph_def();
+  EXPECT_EQ(FindNodeDef(client, "x"), nullptr) << "a fed placeholder never runs";
+  const NodeDef* after = FindNodeDef(client, "after");
+  ASSERT_NE(after, nullptr);
+  ASSERT_EQ(after->input_size(), 1);
+  EXPECT_EQ(after->input(0), "^_recv_x_0");
+}
+
 TEST_F(MasterSessionTest, ASilentTaskFailsCreateSessionNamingIt) {
   cluster_.worker(kWorker1)->running = false;
   CreateSessionRequest request;
