@@ -187,7 +187,7 @@ Status MasterSession::Close() {
       step->cancelled_by_close = true;
       step->CancelAll();
     }
-    steps_cv_.wait(lock, [this] { return steps_.empty(); });
+    steps_cv_.wait(lock, [this] { return steps_.empty() && pending_cleanups_ == 0; });
   }
   std::lock_guard<std::mutex> lock(graph_mu_);
   const int64_t timeout_ms = ControlCallTimeoutMs();
@@ -395,13 +395,28 @@ void MasterSession::CleanupStep(const ClientGraph& graph, int64_t step_id) {
       workers.push_back(partition.worker);
     }
   }
-  CleanupGraphRequest request;
-  request.set_step_id(step_id);
-  std::vector<CleanupGraphResponse> responses(workers.size());
-  CallAll(static_cast<int>(workers.size()), ControlCallTimeoutMs(),
-          [&](int i, CallOptions* call, WorkerInterface::StatusCallback done) {
-            workers[i]->CleanupGraphAsync(call, &request, &responses[i], std::move(done));
-          });
+  // As TensorFlow's master, the step's caller does not wait for its
+  // cleanup (a round trip per step); Close waits for what is still out.
+  struct Cleanup {
+    CallOptions call;
+    CleanupGraphRequest request;
+    CleanupGraphResponse response;
+  };
+  {
+    std::lock_guard<std::mutex> lock(steps_mu_);
+    pending_cleanups_ += static_cast<int>(workers.size());
+  }
+  for (WorkerInterface* worker : workers) {
+    auto* cleanup = new Cleanup;
+    cleanup->call.SetTimeout(ControlCallTimeoutMs());
+    cleanup->request.set_step_id(step_id);
+    worker->CleanupGraphAsync(&cleanup->call, &cleanup->request, &cleanup->response,
+                              [this, cleanup](const Status&) {
+                                delete cleanup;
+                                std::lock_guard<std::mutex> lock(steps_mu_);
+                                if (--pending_cleanups_ == 0) steps_cv_.notify_all();
+                              });
+  }
 }
 
 bool MasterSession::RegisterStep(Step* step) {

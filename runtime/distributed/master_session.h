@@ -25,7 +25,8 @@
 // cancelled and the first real error is returned (not the CANCELLED of the
 // others). A step that outlives RunOptions.timeout_in_ms (else
 // config.operation_timeout_in_ms) fails with DEADLINE_EXCEEDED. Each step
-// ends with CleanupGraph(step_id) on every worker it ran on.
+// ends with CleanupGraph(step_id) on every worker it ran on, sent without
+// waiting for the answer (Close waits for those still out).
 //
 // Thread-safe: steps run concurrently; Close cancels running steps.
 #ifndef TENSORWEAVE_DISTRIBUTED_MASTER_SESSION_H_
@@ -150,11 +151,12 @@ class MasterSession {
   std::unordered_map<int64_t, std::shared_ptr<Callable>> callables_;
   int64_t next_callable_handle_ = 0;
 
-  // Steps in flight, so Close can cancel them and wait.
+  // Steps and cleanups in flight, so Close can cancel them and wait.
   std::mutex steps_mu_;
   std::condition_variable steps_cv_;
   std::set<Step*> steps_;
-  bool closed_ = false;  // guarded by steps_mu_
+  int pending_cleanups_ = 0;  // CleanupGraph calls not answered yet
+  bool closed_ = false;       // guarded by steps_mu_
 
   std::atomic<int64_t> signatures_built_{0};
 };
