@@ -14,11 +14,28 @@ struct RemoteRendezvous::RemoteCall {
   RecvTensorResponse response;
 };
 
+void RemoteCallCounter::Started() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++in_flight_;
+}
+
+void RemoteCallCounter::Finished() {
+  // Notified under the lock: the waiter may free the counter as soon as it
+  // can take the lock again.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--in_flight_ == 0) none_.notify_all();
+}
+
+void RemoteCallCounter::WaitForNone() {
+  std::unique_lock<std::mutex> lock(mu_);
+  none_.wait(lock, [this] { return in_flight_ == 0; });
+}
+
 RemoteRendezvous::~RemoteRendezvous() = default;
 
-void RemoteRendezvous::SetWorkerCache(std::shared_ptr<WorkerCacheInterface> cache) {
+void RemoteRendezvous::SetWorkerCache(WorkerCacheInterface* cache) {
   std::lock_guard<std::mutex> lock(mu_);
-  worker_cache_ = std::move(cache);
+  worker_cache_ = cache;
 }
 
 Status RemoteRendezvous::Send(const std::string& key, const Tensor& value) {
@@ -105,7 +122,6 @@ void RemoteRendezvous::RecvRemoteAsync(const std::string& key, const ParsedKey& 
                                        DoneCallback done) {
   auto call = std::make_shared<RemoteCall>();
   WorkerInterface* worker = nullptr;
-  std::shared_ptr<WorkerCacheInterface> cache;
   Status status;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -118,8 +134,8 @@ void RemoteRendezvous::RecvRemoteAsync(const std::string& key, const ParsedKey& 
       status = errors::InvalidArgument("No task of the cluster has device ", parsed.send_device,
                                        " (receiving ", key, ")");
     } else {
-      cache = worker_cache_;
       in_flight_.insert(call);
+      counter_->Started();
     }
   }
   if (!status.ok()) {
@@ -129,28 +145,38 @@ void RemoteRendezvous::RecvRemoteAsync(const std::string& key, const ParsedKey& 
   call->request.set_step_id(step_id_);
   call->request.set_rendezvous_key(key);
   std::shared_ptr<RemoteRendezvous> self = shared_from_this();
-  // `cache` keeps the worker alive until the call has finished.
   worker->RecvTensorAsync(&call->options, &call->request, &call->response,
-                          [self, call, cache, done = std::move(done)](const Status& call_status) {
-                            Status status = call_status;
-                            {
-                              std::lock_guard<std::mutex> lock(self->mu_);
-                              self->in_flight_.erase(call);
-                              // After an abort the step reports why it was aborted, not the
-                              // cancellation of the calls the abort cut short.
-                              if (!self->abort_status_.ok()) status = self->abort_status_;
-                            }
-                            Tensor value;
-                            if (status.ok()) {
-                              Status parsed = Tensor::FromProto(call->response.tensor(), &value);
-                              if (!parsed.ok()) {
-                                status = errors::Internal(
-                                    "RecvTensor of ", call->request.rendezvous_key(),
-                                    " returned an unusable tensor: ", parsed.message());
-                              }
-                            }
-                            done(status, value);
+                          [self, call, done = std::move(done)](const Status& call_status) {
+                            RemoteCallCounter* counter = self->counter_;
+                            self->FinishRemoteRecv(*call, call_status, done);
+                            counter->Finished();
                           });
+}
+
+void RemoteRendezvous::FinishRemoteRecv(const RemoteCall& call, const Status& call_status,
+                                        const DoneCallback& done) {
+  Status status = call_status;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
+      if (it->get() == &call) {
+        in_flight_.erase(it);
+        break;
+      }
+    }
+    // After an abort the step reports why it was aborted, not the
+    // cancellation of the calls the abort cut short.
+    if (!abort_status_.ok()) status = abort_status_;
+  }
+  Tensor value;
+  if (status.ok()) {
+    Status parsed = Tensor::FromProto(call.response.tensor(), &value);
+    if (!parsed.ok()) {
+      status = errors::Internal("RecvTensor of ", call.request.rendezvous_key(),
+                                " returned an unusable tensor: ", parsed.message());
+    }
+  }
+  done(status, value);
 }
 
 void RemoteRendezvous::StartAbort(const Status& status) {
@@ -172,13 +198,16 @@ void RemoteRendezvous::StartAbort(const Status& status) {
   for (const std::shared_ptr<RemoteCall>& call : calls) call->options.StartCancel();
 }
 
-RendezvousMgr::~RendezvousMgr() { CleanupAll(); }
+RendezvousMgr::~RendezvousMgr() {
+  CleanupAll();
+  WaitForRemoteCalls();
+}
 
 std::shared_ptr<RemoteRendezvous> RendezvousMgr::FindOrCreate(int64_t step_id) {
   std::lock_guard<std::mutex> lock(mu_);
   std::shared_ptr<RemoteRendezvous>& rendezvous = steps_[step_id];
   if (rendezvous == nullptr) {
-    rendezvous = std::make_shared<RemoteRendezvous>(step_id, is_local_device_);
+    rendezvous = std::make_shared<RemoteRendezvous>(step_id, is_local_device_, &counter_);
   }
   return rendezvous;
 }

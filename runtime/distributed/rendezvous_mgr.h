@@ -20,6 +20,7 @@
 #ifndef TENSORWEAVE_DISTRIBUTED_RENDEZVOUS_MGR_H_
 #define TENSORWEAVE_DISTRIBUTED_RENDEZVOUS_MGR_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -34,20 +35,38 @@
 
 namespace tensorweave {
 
+// Counts the RecvTensor calls in flight of every rendezvous of one manager,
+// so the manager's owner can wait for their callbacks before it frees the
+// worker caches (and gRPC channels) those calls run on. A channel must
+// never be freed by the last callback of one of its own calls.
+class RemoteCallCounter {
+ public:
+  void Started();
+  // The last touch of the counter by a finishing call.
+  void Finished();
+  void WaitForNone();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable none_;
+  int in_flight_ = 0;  // guarded by mu_
+};
+
 class RemoteRendezvous : public Rendezvous, public std::enable_shared_from_this<RemoteRendezvous> {
  public:
   using IsLocalDevice = std::function<bool(const std::string& device_name)>;
 
-  RemoteRendezvous(int64_t step_id, IsLocalDevice is_local_device)
-      : step_id_(step_id), is_local_device_(std::move(is_local_device)) {}
+  // `counter` (not owned) outlives every remote call of the rendezvous.
+  RemoteRendezvous(int64_t step_id, IsLocalDevice is_local_device, RemoteCallCounter* counter)
+      : step_id_(step_id), is_local_device_(std::move(is_local_device)), counter_(counter) {}
   ~RemoteRendezvous() override;
 
   int64_t step_id() const { return step_id_; }
 
-  // The workers remote receives go to. Null (the default) makes a remote
-  // receive fail with FAILED_PRECONDITION. The cache must outlive the calls
-  // in flight; sessions keep theirs alive with this shared_ptr.
-  void SetWorkerCache(std::shared_ptr<WorkerCacheInterface> cache);
+  // The workers remote receives go to (not owned: it must outlive the
+  // calls, see RemoteCallCounter). Null (the default) makes a remote
+  // receive fail with FAILED_PRECONDITION.
+  void SetWorkerCache(WorkerCacheInterface* cache);
 
   // Rendezvous. RecvAsync of a malformed key reports INVALID_ARGUMENT.
   Status Send(const std::string& key, const Tensor& value) override;
@@ -76,22 +95,25 @@ class RemoteRendezvous : public Rendezvous, public std::enable_shared_from_this<
   struct RemoteCall;
 
   void RecvRemoteAsync(const std::string& key, const ParsedKey& parsed, DoneCallback done);
+  void FinishRemoteRecv(const RemoteCall& call, const Status& call_status,
+                        const DoneCallback& done);
 
   const int64_t step_id_;
   const IsLocalDevice is_local_device_;
+  RemoteCallCounter* const counter_;
 
   std::mutex mu_;
-  Status abort_status_;                                 // guarded by mu_; not OK once aborted
-  std::unordered_map<std::string, Slot> table_;         // guarded by mu_
-  std::set<std::shared_ptr<RemoteCall>> in_flight_;     // guarded by mu_
-  std::shared_ptr<WorkerCacheInterface> worker_cache_;  // guarded by mu_
+  Status abort_status_;                              // guarded by mu_; not OK once aborted
+  std::unordered_map<std::string, Slot> table_;      // guarded by mu_
+  std::set<std::shared_ptr<RemoteCall>> in_flight_;  // guarded by mu_
+  WorkerCacheInterface* worker_cache_ = nullptr;     // guarded by mu_
 };
 
 class RendezvousMgr {
  public:
   explicit RendezvousMgr(RemoteRendezvous::IsLocalDevice is_local_device)
       : is_local_device_(std::move(is_local_device)) {}
-  // Aborts every step still here.
+  // Aborts every step still here and waits for their remote calls.
   ~RendezvousMgr();
 
   // The rendezvous of `step_id`, created on first use.
@@ -104,9 +126,13 @@ class RendezvousMgr {
   void CleanupAll();
   // How many steps have a rendezvous (for tests and monitoring).
   size_t size();
+  // Returns once no RecvTensor call of any step is in flight any more
+  // (CleanupAll first, or this may wait for steps to finish).
+  void WaitForRemoteCalls() { counter_.WaitForNone(); }
 
  private:
   const RemoteRendezvous::IsLocalDevice is_local_device_;
+  RemoteCallCounter counter_;
   std::mutex mu_;
   std::map<int64_t, std::shared_ptr<RemoteRendezvous>> steps_;  // guarded by mu_
 };

@@ -109,6 +109,32 @@ Device* Worker::FindDevice(const std::string& name) const {
   return found == devices_by_name_.end() ? nullptr : found->second;
 }
 
+Status Worker::CacheForCluster(const ClusterDef& cluster,
+                               std::shared_ptr<WorkerCacheInterface>* cache) {
+  // The cluster's tasks in a canonical order (a map's serialization is not).
+  std::map<std::string, std::string> tasks;
+  for (const JobDef& job : cluster.job()) {
+    for (const auto& task : job.tasks()) {
+      tasks[StrCat(job.name(), ":", task.first)] = task.second;
+    }
+  }
+  std::string key = StrCat(cluster.job_size(), ";");
+  for (const auto& task : tasks) key += StrCat(task.first, "=", task.second, ";");
+  std::lock_guard<std::mutex> lock(caches_mu_);
+  std::shared_ptr<WorkerCacheInterface>& cached = caches_[key];
+  if (cached == nullptr) {
+    std::unique_ptr<WorkerCacheInterface> made;
+    Status status = NewGrpcWorkerCache(cluster, &made);
+    if (!status.ok()) {
+      caches_.erase(key);
+      return status;
+    }
+    cached = std::move(made);
+  }
+  *cache = cached;
+  return Status::OK();
+}
+
 Status Worker::FindSession(const std::string& handle, bool create_worker_session_called,
                            std::shared_ptr<WorkerSession>* session) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -150,13 +176,11 @@ void Worker::CreateWorkerSessionAsync(CallOptions* call, const CreateWorkerSessi
   }
   std::shared_ptr<WorkerCacheInterface> cache = default_cache_;
   if (server_def.cluster().job_size() > 0) {
-    std::unique_ptr<WorkerCacheInterface> session_cache;
-    Status status = NewGrpcWorkerCache(server_def.cluster(), &session_cache);
+    Status status = CacheForCluster(server_def.cluster(), &cache);
     if (!status.ok()) {
       done(status);
       return;
     }
-    cache = std::move(session_cache);
   }
   std::shared_ptr<WorkerSession> session;
   WorkerSession::Create(handle, device_ptrs_, request->isolate_session_state(), std::move(cache),
@@ -273,7 +297,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
   }
 
   step->rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
-  step->rendezvous->SetWorkerCache(step->session->worker_cache());
+  step->rendezvous->SetWorkerCache(step->session->worker_cache().get());
   for (auto& feed : feeds) TW_RETURN_IF_ERROR(step->rendezvous->Send(*feed.first, feed.second));
 
   // The caller (the master, when another partition of the step failed)

@@ -110,6 +110,9 @@ class Worker : public WorkerInterface {
   Status FindSession(const std::string& handle, bool create_worker_session_called,
                      std::shared_ptr<WorkerSession>* session);
   Device* FindDevice(const std::string& name) const;
+  // The cache reaching `cluster`'s tasks: the one made for an equal
+  // cluster before, or a new one.
+  Status CacheForCluster(const ClusterDef& cluster, std::shared_ptr<WorkerCacheInterface>* cache);
   Status StartRunGraph(CallOptions* call, const RunGraphRequest& request,
                        RunGraphResponse* response, StatusCallback* done);
 
@@ -121,6 +124,12 @@ class Worker : public WorkerInterface {
   const std::vector<proto::DeviceAttributes> device_attributes_;
   Executor::Runner runner_;  // never changed after construction
   const std::shared_ptr<WorkerCacheInterface> default_cache_;
+  // Every cache a session was given, by cluster, kept until the worker is
+  // destroyed: sessions of one master share one, and none is freed while
+  // a remote receive may still run on its channels (rendezvous_mgr_, which
+  // is destroyed first, waits for those).
+  std::mutex caches_mu_;
+  std::map<std::string, std::shared_ptr<WorkerCacheInterface>> caches_;  // guarded by caches_mu_
   RendezvousMgr rendezvous_mgr_;
 
   std::mutex mu_;
