@@ -111,7 +111,13 @@ Status GraphMgr::Build(const GraphDef& graph_def, RegisteredGraph* registered) c
       return errors::InvalidArgument("Node '", node->name(),
                                      "' has attrs that make no valid key: ", valid.message());
     }
-    (op == "_Recv" ? registered->feed_keys_ : registered->fetch_keys_).insert(key);
+    if (op == "_Send") {
+      registered->fetch_keys_.insert(key);
+      continue;
+    }
+    DataType dtype = DT_INVALID;
+    TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "tensor_type", &dtype));
+    registered->feed_keys_[key] = dtype;
   }
 
   PartitionOptions partition_options;

@@ -36,9 +36,10 @@ namespace tensorweave {
 // after Deregister.
 class RegisteredGraph {
  public:
-  // Keys of the client-terminated _Recv nodes (what RunGraph may send) and
-  // of the client-terminated _Send nodes (what it may ask to receive).
-  const std::set<std::string>& feed_keys() const { return feed_keys_; }
+  // Keys of the client-terminated _Recv nodes (what RunGraph must send,
+  // with the dtype each receives) and of the client-terminated _Send nodes
+  // (what it may ask to receive).
+  const std::map<std::string, DataType>& feed_keys() const { return feed_keys_; }
   const std::set<std::string>& fetch_keys() const { return fetch_keys_; }
 
   // Runs one step on every device's executor (each started through
@@ -50,7 +51,7 @@ class RegisteredGraph {
  private:
   friend class GraphMgr;
   std::vector<std::unique_ptr<Executor>> executors_;
-  std::set<std::string> feed_keys_;
+  std::map<std::string, DataType> feed_keys_;
   std::set<std::string> fetch_keys_;
 };
 

@@ -266,7 +266,8 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
   std::vector<std::pair<const std::string*, Tensor>> feeds;
   std::set<std::string> fed;
   for (const NamedTensorProto& send : request.send()) {
-    if (graph.feed_keys().count(send.name()) == 0) {
+    auto receiver = graph.feed_keys().find(send.name());
+    if (receiver == graph.feed_keys().end()) {
       return errors::InvalidArgument("RunGraph sends ", send.name(),
                                      ", which no client-terminated _Recv of graph ",
                                      request.graph_handle(), " receives");
@@ -280,9 +281,14 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
       return errors::InvalidArgument("The tensor sent as ", send.name(),
                                      " is malformed: ", parsed.message());
     }
+    if (value.dtype() != receiver->second) {
+      return errors::InvalidArgument("RunGraph sends a ", DataTypeString(value.dtype()), " as ",
+                                     send.name(), ", which is received as a ",
+                                     DataTypeString(receiver->second));
+    }
     feeds.emplace_back(&send.name(), std::move(value));
   }
-  for (const std::string& key : graph.feed_keys()) {
+  for (const auto& [key, dtype] : graph.feed_keys()) {
     if (fed.count(key) == 0) {
       return errors::InvalidArgument("RunGraph does not send ", key, ", which graph ",
                                      request.graph_handle(), " receives from the client");
