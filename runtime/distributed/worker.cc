@@ -185,11 +185,29 @@ void Worker::CreateWorkerSessionAsync(CallOptions* call, const CreateWorkerSessi
   std::shared_ptr<WorkerSession> session;
   WorkerSession::Create(handle, device_ptrs_, request->isolate_session_state(), std::move(cache),
                         &session);
+  std::vector<std::shared_ptr<WorkerSession>> expired;  // freed outside the lock
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!sessions_.emplace(handle, std::move(session)).second) {
-      done(errors::AlreadyExists("Worker session ", handle, " already exists on ", task_name_));
-      return;
+    const std::string& master = request->master_task();
+    if (!master.empty()) {
+      // A master that restarted (new incarnation) never deletes the
+      // sessions of its previous life: they go now.
+      auto range = sessions_of_master_.equal_range(master);
+      if (range.first != range.second &&
+          range.first->second.master_incarnation != request->master_incarnation()) {
+        for (auto it = range.first; it != range.second; ++it) {
+          auto found = sessions_.find(it->second.session_handle);
+          if (found == sessions_.end()) continue;
+          expired.push_back(std::move(found->second));
+          sessions_.erase(found);
+        }
+        sessions_of_master_.erase(range.first, range.second);
+      }
+    }
+    // As TensorFlow: creating a session that exists keeps the existing one
+    // (a master retrying its request must not fail).
+    if (sessions_.emplace(handle, std::move(session)).second && !master.empty()) {
+      sessions_of_master_.emplace(master, MasterSession{request->master_incarnation(), handle});
     }
   }
   done(Status::OK());

@@ -135,6 +135,12 @@ class Worker : public WorkerInterface {
   std::mutex mu_;
   std::shared_ptr<WorkerSession> legacy_session_;                   // guarded by mu_
   std::map<std::string, std::shared_ptr<WorkerSession>> sessions_;  // guarded by mu_
+  // The sessions each master task created, and that master's incarnation.
+  struct MasterSession {
+    int64_t master_incarnation = 0;
+    std::string session_handle;
+  };
+  std::multimap<std::string, MasterSession> sessions_of_master_;  // guarded by mu_
 };
 
 }  // namespace tensorweave

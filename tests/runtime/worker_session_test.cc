@@ -107,7 +107,15 @@ TEST(WorkerSessionTest, CreateWorkerSessionChecksItsRequest) {
   TestWorker worker("worker", 2);
   EXPECT_EQ(CreateSession(worker.client(), "", false).code(), Code::INVALID_ARGUMENT);
   ASSERT_TRUE(CreateSession(worker.client(), "s", false).ok());
-  EXPECT_EQ(CreateSession(worker.client(), "s", false).code(), Code::ALREADY_EXISTS);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle, "s").ok());
+  // Created again (a master retrying): the existing session stays, graphs
+  // and all, as in TensorFlow.
+  ASSERT_TRUE(CreateSession(worker.client(), "s", true).ok());
+  RunGraphRequest run = RunRequest(handle, 1, "s");
+  *run.add_send() = Named(ClientKey(worker, "x"), Scalar(1));
+  RunGraphResponse ran;
+  EXPECT_TRUE(worker.client()->RunGraph(run, &ran, kCallTimeoutMs).ok());
 
   CreateWorkerSessionRequest request;
   request.set_session_handle("elsewhere");
@@ -132,9 +140,32 @@ TEST(WorkerSessionTest, CreateWorkerSessionChecksItsRequest) {
 
   // A request naming a session this worker does not have: ABORTED, the
   // master's cue that the worker restarted.
-  std::string handle;
   Status status = Register(worker.client(), InitGraph(worker), &handle, "unknown");
   EXPECT_EQ(status.code(), Code::ABORTED) << status;
+}
+
+TEST(WorkerSessionTest, ARestartedMastersOldSessionsAreDropped) {
+  TestWorker worker("worker", 0);
+  auto create = [&](const std::string& handle, int64_t incarnation) {
+    CreateWorkerSessionRequest request;
+    request.set_session_handle(handle);
+    request.set_master_task("/job:chief/replica:0/task:0");
+    request.set_master_incarnation(incarnation);
+    CreateWorkerSessionResponse response;
+    return worker.client()->CreateWorkerSession(request, &response, kCallTimeoutMs);
+  };
+  auto registers = [&](const std::string& session) {
+    std::string handle;
+    return Register(worker.client(), AffineGraph(worker), &handle, session);
+  };
+  ASSERT_TRUE(create("first", 1).ok());
+  ASSERT_TRUE(create("second", 1).ok());
+  EXPECT_TRUE(registers("first").ok());
+  // The same master, restarted: its earlier sessions are gone.
+  ASSERT_TRUE(create("third", 2).ok());
+  EXPECT_EQ(registers("first").code(), Code::ABORTED);
+  EXPECT_EQ(registers("second").code(), Code::ABORTED);
+  EXPECT_TRUE(registers("third").ok());
 }
 
 TEST(WorkerSessionTest, RegisterGraphRefusesGraphsThatDoNotBelongHere) {
