@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "runtime/framework/rendezvous.h"
 #include "runtime/graph/algorithm.h"
 
 namespace tensorweave {
@@ -53,6 +54,60 @@ Status AddInternalNode(Graph* graph, const std::string& op, const std::string& n
   return graph->AddNode(def, added);
 }
 
+void SetAttr(NodeDef* def, const char* name, const std::string& value) {
+  SetAttrValue(value, &(*def->mutable_attr())[name]);
+}
+
+// The attrs a client-terminated _Recv (feed) or _Send (fetch) carries: they
+// decide the rendezvous key, which the master computes the same way.
+NodeDef ClientTerminatedDef(const SignatureEndpoints& endpoints, const char* op,
+                            const std::string& name, const TensorId& id) {
+  NodeDef def;
+  def.set_name(name);
+  def.set_op(op);
+  def.set_device(endpoints.client_device);
+  SetAttr(&def, "tensor_name", TensorIdString(id));
+  SetAttr(&def, "send_device", endpoints.client_device);
+  SetAttr(&def, "recv_device", endpoints.client_device);
+  // An int64 attr in TensorFlow's OpDef; the bits are the uint64.
+  SetAttrValue(static_cast<int64_t>(endpoints.client_device_incarnation),
+               &(*def.mutable_attr())["send_device_incarnation"]);
+  SetAttrValue(true, &(*def.mutable_attr())["client_terminated"]);
+  return def;
+}
+
+// The node the consumers of fed tensor `id` read from instead of `producer`.
+Status AddFeedNode(const SignatureEndpoints& endpoints, const TensorId& id, int index,
+                   DataType dtype, Node* producer, Graph* graph, Node** added) {
+  if (endpoints.client_device.empty()) {
+    return AddInternalNode(graph, "_Arg", graph->NewName(producer->name() + "/_arg"), dtype, index,
+                           producer->requested_device(), added);
+  }
+  NodeDef def =
+      ClientTerminatedDef(endpoints, "_Recv", StrCat("_recv_", id.node, "_", id.index), id);
+  SetAttrValue(dtype, &(*def.mutable_attr())["tensor_type"]);
+  TW_RETURN_IF_ERROR(graph->AddNode(def, added));
+  (*added)->set_assigned_device_name(endpoints.client_device);
+  return Status::OK();
+}
+
+// The node that takes fetched tensor `id` (output `id.index` of `producer`).
+Status AddFetchNode(const SignatureEndpoints& endpoints, const TensorId& id, int index,
+                    Node* producer, Graph* graph, Node** added) {
+  const DataType dtype = BaseType(producer->output_type(id.index));
+  if (endpoints.client_device.empty()) {
+    TW_RETURN_IF_ERROR(AddInternalNode(
+        graph, "_Retval", graph->NewName(producer->name() + "/_retval"), dtype, index, "", added));
+  } else {
+    NodeDef def =
+        ClientTerminatedDef(endpoints, "_Send", StrCat("_send_", id.node, "_", id.index), id);
+    SetAttrValue(dtype, &(*def.mutable_attr())["T"]);
+    TW_RETURN_IF_ERROR(graph->AddNode(def, added));
+    (*added)->set_assigned_device_name(endpoints.client_device);
+  }
+  return graph->AddEdge(producer, id.index, *added, 0);
+}
+
 }  // namespace
 
 std::string TensorIdString(const TensorId& id) { return StrCat(id.node, ":", id.index); }
@@ -92,9 +147,20 @@ Status ParseSignature(const std::vector<std::string>& feeds,
   return Status::OK();
 }
 
+std::string ClientTerminatedKey(const SignatureEndpoints& endpoints, const TensorId& id) {
+  return Rendezvous::CreateKey(endpoints.client_device, endpoints.client_device_incarnation,
+                               endpoints.client_device, TensorIdString(id));
+}
+
 Status RewriteForSignature(const FeedFetchSignature& signature, Graph* graph,
                            RewriteResult* result) {
+  return RewriteForSignature(signature, SignatureEndpoints(), graph, result);
+}
+
+Status RewriteForSignature(const FeedFetchSignature& signature, const SignatureEndpoints& endpoints,
+                           Graph* graph, RewriteResult* result) {
   *result = RewriteResult();
+  const bool client_terminated = !endpoints.client_device.empty();
   // Resolve everything before changing the graph.
   std::vector<Node*> fed(signature.feeds.size()), fetched(signature.fetches.size());
   std::vector<const Node*> needed;
@@ -123,19 +189,29 @@ Status RewriteForSignature(const FeedFetchSignature& signature, Graph* graph,
     result->feed_dtypes.push_back(dtype);
     result->feed_shapes.push_back(shape);
 
-    Node* arg = nullptr;
-    TW_RETURN_IF_ERROR(AddInternalNode(graph, "_Arg", graph->NewName(producer->name() + "/_arg"),
-                                       dtype, static_cast<int>(i), producer->requested_device(),
-                                       &arg));
+    Node* feed = nullptr;
+    TW_RETURN_IF_ERROR(AddFeedNode(endpoints, signature.feeds[i], static_cast<int>(i), dtype,
+                                   producer, graph, &feed));
     std::vector<const Edge*> rewired;
     for (const Edge* edge : producer->out_edges()) {
-      if (edge->src_output() == output) rewired.push_back(edge);
+      // As TensorFlow's master does: a fed placeholder's control dependents
+      // wait for the feed instead, or the placeholder would have to run.
+      const bool placeholder_control =
+          client_terminated && edge->IsControlEdge() && IsPlaceholder(*producer);
+      if ((!edge->IsControlEdge() && edge->src_output() == output) || placeholder_control) {
+        rewired.push_back(edge);
+      }
     }
     for (const Edge* edge : rewired) {
       Node* consumer = edge->dst();
       const int input = edge->dst_input();
+      const bool control = edge->IsControlEdge();
       graph->RemoveEdge(edge);
-      Status status = graph->AddEdge(arg, 0, consumer, input);
+      if (control) {
+        graph->AddControlEdge(feed, consumer);
+        continue;
+      }
+      Status status = graph->AddEdge(feed, 0, consumer, input);
       if (!status.ok()) {
         return errors::InvalidArgument("Cannot feed '", TensorIdString(signature.feeds[i]),
                                        "': ", status.message());
@@ -144,14 +220,10 @@ Status RewriteForSignature(const FeedFetchSignature& signature, Graph* graph,
   }
 
   for (size_t i = 0; i < fetched.size(); ++i) {
-    Node* producer = fetched[i];
-    const int output = signature.fetches[i].index;
-    Node* retval = nullptr;
-    TW_RETURN_IF_ERROR(
-        AddInternalNode(graph, "_Retval", graph->NewName(producer->name() + "/_retval"),
-                        BaseType(producer->output_type(output)), static_cast<int>(i), "", &retval));
-    TW_RETURN_IF_ERROR(graph->AddEdge(producer, output, retval, 0));
-    needed.push_back(retval);
+    Node* fetch = nullptr;
+    TW_RETURN_IF_ERROR(AddFetchNode(endpoints, signature.fetches[i], static_cast<int>(i),
+                                    fetched[i], graph, &fetch));
+    needed.push_back(fetch);
   }
 
   PruneForTargets(graph, needed);

@@ -10,9 +10,22 @@
 // fetch's position among distinct fetches), and everything the fetches and
 // targets do not need is pruned — so an unfed placeholder elsewhere in the
 // graph never runs.
+//
+// A distributed master's client lives in another process, so it asks for
+// TensorFlow's client-terminated form instead (SignatureEndpoints with a
+// client device): each feed becomes a _Recv "_recv_<node>_<index>" and each
+// fetch a _Send "_send_<node>_<index>", both on the client device, with
+// tensor_name "<node>:<index>", send_device = recv_device = the client
+// device, its incarnation and client_terminated = true. The master hands
+// feeds to the worker under ClientTerminatedKey(...) and reads fetches back
+// under the same keys.
+//
+//   SignatureEndpoints endpoints{client.name(), client.incarnation()};
+//   TW_RETURN_IF_ERROR(RewriteForSignature(signature, endpoints, &graph_copy, &rewrite));
 #ifndef TENSORWEAVE_COMMON_RUNTIME_SUBGRAPH_H_
 #define TENSORWEAVE_COMMON_RUNTIME_SUBGRAPH_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,10 +60,24 @@ struct RewriteResult {
   std::vector<PartialTensorShape> feed_shapes;
 };
 
+// Where feeds enter and fetches leave the rewritten graph.
+struct SignatureEndpoints {
+  // Empty: the step's call frame (_Arg and _Retval, as DirectSession runs).
+  // Otherwise the full name of the device the client's tensors pass
+  // through (client-terminated _Recv and _Send).
+  std::string client_device;
+  uint64_t client_device_incarnation = 0;
+};
+
 // Rewrites `graph` in place as described above. NOT_FOUND (naming the
 // tensor or node) when a feed, fetch or target does not exist.
 Status RewriteForSignature(const FeedFetchSignature& signature, Graph* graph,
                            RewriteResult* result);
+Status RewriteForSignature(const FeedFetchSignature& signature, const SignatureEndpoints& endpoints,
+                           Graph* graph, RewriteResult* result);
+
+// The rendezvous key of feed or fetch `id` in the client-terminated form.
+std::string ClientTerminatedKey(const SignatureEndpoints& endpoints, const TensorId& id);
 
 // "x:0" for {x, 0}.
 std::string TensorIdString(const TensorId& id);

@@ -1,57 +1,66 @@
 #include "runtime/distributed/grpc_worker_service.h"
 
-#include <cctype>
-
-#include "runtime/common_runtime/local_devices.h"
+#include "runtime/distributed/grpc_util.h"
 
 namespace tensorweave {
 namespace {
 
-// Job names are what TensorFlow accepts in a device name: a letter, then
-// letters, digits and underscores.
-bool IsValidJobName(const std::string& name) {
-  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+// One call being served. The Worker finishes it through `done`; gRPC's
+// cancellation (the caller's, the deadline's, a stopping server's) reaches
+// the Worker through the CallOptions. gRPC deletes it (OnDone) once the
+// call is over, never before Finish.
+class WorkerCall final : public ::grpc::ServerUnaryReactor {
+ public:
+  CallOptions* options() { return &options_; }
+  WorkerInterface::StatusCallback Done() {
+    return [this](const Status& status) { Finish(ToGrpcStatus(status)); };
   }
-  return true;
+
+  void OnCancel() override { options_.StartCancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  CallOptions options_;
+};
+
+// Serves one call with Worker method `start`.
+template <typename Request, typename Response, typename Start>
+::grpc::ServerUnaryReactor* Serve(const Request* request, Response* response, Start start) {
+  auto* call = new WorkerCall;
+  start(call->options(), request, response, call->Done());
+  return call;
 }
 
 }  // namespace
 
 Status GrpcWorkerService::Create(const WorkerOptions& options,
                                  std::unique_ptr<GrpcWorkerService>* service) {
-  if (!IsValidJobName(options.job_name)) {
-    return errors::InvalidArgument("worker job name '", options.job_name,
-                                   "' is not a letter followed by letters, digits or '_'");
-  }
-  if (options.task_index < 0) {
-    return errors::InvalidArgument("worker task index ", options.task_index, " is negative");
-  }
-  int num_cpus = 1;
-  TW_RETURN_IF_ERROR(LocalCpuDeviceCount(options.config, &num_cpus));
-  std::vector<proto::DeviceAttributes> devices;
-  for (int i = 0; i < num_cpus; ++i) {
-    DeviceAttributes local =
-        LocalCpuDeviceAttributes(LocalCpuDeviceName(options.job_name, options.task_index, i));
-    proto::DeviceAttributes device;
-    device.set_name(local.name);
-    device.set_device_type(local.device_type);
-    device.set_memory_limit(local.memory_limit_bytes);
-    device.set_incarnation(NewDeviceIncarnation());
-    device.set_xla_global_id(-1);  // TensorFlow's "unknown"
-    devices.push_back(std::move(device));
-  }
-  service->reset(new GrpcWorkerService(std::move(devices)));
+  std::unique_ptr<Worker> worker;
+  TW_RETURN_IF_ERROR(Worker::Create(options, &worker));
+  service->reset(new GrpcWorkerService(std::move(worker)));
   return Status::OK();
 }
 
-::grpc::Status GrpcWorkerService::GetStatus(::grpc::ServerContext* context,
-                                            const GetStatusRequest* request,
-                                            GetStatusResponse* response) {
-  for (const proto::DeviceAttributes& device : devices_)
-    *response->add_device_attributes() = device;
-  return ::grpc::Status::OK;
-}
+#define TW_SERVE_WITH_WORKER(Method)                                                        \
+  ::grpc::ServerUnaryReactor* GrpcWorkerService::Method(                                    \
+      Context* context, const Method##Request* request, Method##Response* response) {       \
+    return Serve(request, response,                                                         \
+                 [this](CallOptions* call, const Method##Request* request,                  \
+                        Method##Response* response, WorkerInterface::StatusCallback done) { \
+                   worker_->Method##Async(call, request, response, std::move(done));        \
+                 });                                                                        \
+  }
+
+TW_SERVE_WITH_WORKER(GetStatus)
+TW_SERVE_WITH_WORKER(CreateWorkerSession)
+TW_SERVE_WITH_WORKER(DeleteWorkerSession)
+TW_SERVE_WITH_WORKER(RegisterGraph)
+TW_SERVE_WITH_WORKER(DeregisterGraph)
+TW_SERVE_WITH_WORKER(RunGraph)
+TW_SERVE_WITH_WORKER(CleanupGraph)
+TW_SERVE_WITH_WORKER(CleanupAll)
+TW_SERVE_WITH_WORKER(RecvTensor)
+
+#undef TW_SERVE_WITH_WORKER
 
 }  // namespace tensorweave

@@ -1,15 +1,21 @@
 // GrpcWorkerService: the worker side of TensorFlow's distributed protocol,
-// served at "/tensorflow.WorkerService/<Method>" (tensorflow_services.proto).
+// served at "/tensorflow.WorkerService/<Method>" (tensorflow_services.proto)
+// on top of a Worker (worker.h), which holds the devices, sessions, graphs
+// and rendezvous.
 //
-// Implemented: GetStatus, which answers with this worker's devices
-// ("/job:<job>/replica:0/task:<task>/device:CPU:<n>", as DirectSession
-// names its own through runtime/common_runtime/local_devices.h), each with
-// a random non-zero incarnation drawn once when the service is created, so
-// a peer can tell a restarted worker from the one it knew.
+//   std::unique_ptr<GrpcWorkerService> service;
+//   TW_RETURN_IF_ERROR(GrpcWorkerService::Create(options, &service));
+//   ::grpc::ServerBuilder builder;
+//   builder.RegisterService(service.get());
 //
-// Not implemented yet: every other WorkerService method (CreateWorkerSession,
-// RegisterGraph, RunGraph, RecvTensor, ...). They are left unregistered, so
-// gRPC itself answers them with UNIMPLEMENTED.
+// Served: GetStatus, CreateWorkerSession, DeleteWorkerSession,
+// RegisterGraph, DeregisterGraph, RunGraph, CleanupGraph, CleanupAll and
+// RecvTensor. Logging, Tracing and MarkRecvFinished answer UNIMPLEMENTED.
+//
+// Every method uses gRPC's callback API: RunGraph (waiting for its step) and
+// RecvTensor (waiting for a value) hold no gRPC thread while they wait, and
+// a call the caller cancels, or whose deadline passes, or that a stopping
+// server cuts short, cancels its step or stops its wait.
 #ifndef TENSORWEAVE_DISTRIBUTED_GRPC_WORKER_SERVICE_H_
 #define TENSORWEAVE_DISTRIBUTED_GRPC_WORKER_SERVICE_H_
 
@@ -17,39 +23,49 @@
 #include <string>
 #include <vector>
 
+#include "runtime/distributed/worker.h"
 #include "runtime/framework/status.h"
-#include "tensorweave/proto/config.pb.h"
 #include "tensorweave/proto/device_attributes.pb.h"
 #include "tensorweave/proto/tensorflow_services.grpc.pb.h"
 
 namespace tensorweave {
 
-// Where a worker sits in its cluster and what devices it offers.
-struct WorkerOptions {
-  std::string job_name = "localhost";
-  int task_index = 0;
-  // device_count["CPU"] sets how many CPU devices the worker offers.
-  ConfigProto config;
-};
-
-class GrpcWorkerService final : public tensorflow::WorkerService::Service {
+class GrpcWorkerService final : public tensorflow::WorkerService::CallbackService {
  public:
-  // INVALID_ARGUMENT for an empty or malformed job name, a negative task
-  // index or a device count beyond the limit.
+  // Errors as Worker::Create.
   static Status Create(const WorkerOptions& options, std::unique_ptr<GrpcWorkerService>* service);
 
   // The devices GetStatus reports, in device-index order.
-  const std::vector<proto::DeviceAttributes>& devices() const { return devices_; }
+  const std::vector<proto::DeviceAttributes>& devices() const {
+    return worker_->device_attributes();
+  }
+  Worker* worker() const { return worker_.get(); }
 
-  ::grpc::Status GetStatus(::grpc::ServerContext* context, const GetStatusRequest* request,
-                           GetStatusResponse* response) override;
+  using Context = ::grpc::CallbackServerContext;
+  using Reactor = ::grpc::ServerUnaryReactor;
+  Reactor* GetStatus(Context* context, const GetStatusRequest* request,
+                     GetStatusResponse* response) override;
+  Reactor* CreateWorkerSession(Context* context, const CreateWorkerSessionRequest* request,
+                               CreateWorkerSessionResponse* response) override;
+  Reactor* DeleteWorkerSession(Context* context, const DeleteWorkerSessionRequest* request,
+                               DeleteWorkerSessionResponse* response) override;
+  Reactor* RegisterGraph(Context* context, const RegisterGraphRequest* request,
+                         RegisterGraphResponse* response) override;
+  Reactor* DeregisterGraph(Context* context, const DeregisterGraphRequest* request,
+                           DeregisterGraphResponse* response) override;
+  Reactor* RunGraph(Context* context, const RunGraphRequest* request,
+                    RunGraphResponse* response) override;
+  Reactor* CleanupGraph(Context* context, const CleanupGraphRequest* request,
+                        CleanupGraphResponse* response) override;
+  Reactor* CleanupAll(Context* context, const CleanupAllRequest* request,
+                      CleanupAllResponse* response) override;
+  Reactor* RecvTensor(Context* context, const RecvTensorRequest* request,
+                      RecvTensorResponse* response) override;
 
  private:
-  explicit GrpcWorkerService(std::vector<proto::DeviceAttributes> devices)
-      : devices_(std::move(devices)) {}
+  explicit GrpcWorkerService(std::unique_ptr<Worker> worker) : worker_(std::move(worker)) {}
 
-  // Written once by Create, then only read (by any number of RPC threads).
-  const std::vector<proto::DeviceAttributes> devices_;
+  const std::unique_ptr<Worker> worker_;
 };
 
 }  // namespace tensorweave

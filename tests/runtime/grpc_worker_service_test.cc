@@ -1,6 +1,6 @@
 // The worker service over a real gRPC channel on loopback: GetStatus
 // through the generated stub and at TensorFlow's literal wire path, the
-// methods not implemented yet, and a server that really stops. Every wait
+// served methods' answers to empty requests, and a server that really stops. Every wait
 // has a deadline, so a broken server fails the test instead of hanging it.
 #include <grpcpp/create_channel.h>
 #include <grpcpp/impl/codegen/client_unary_call.h>
@@ -122,22 +122,32 @@ TEST(GrpcWorkerServiceTest, GetStatusAnswersAtTensorFlowsLiteralPath) {
   EXPECT_EQ(response.device_attributes(0).name(), "/job:ps/replica:0/task:0/device:CPU:0");
 }
 
-TEST(GrpcWorkerServiceTest, MethodsNotImplementedYetAnswerUnimplemented) {
+TEST(GrpcWorkerServiceTest, ServedMethodsAnswerEmptyRequestsWithCleanErrors) {
   std::unique_ptr<GrpcServer> server = StartServer("worker", 0, 1);
   ASSERT_NE(server, nullptr);
   auto stub = tensorflow::WorkerService::NewStub(ConnectTo(*server));
   {
+    // No graph has that (empty) handle.
     ::grpc::ClientContext context;
     context.set_deadline(DeadlineIn(kCallDeadline));
     RunGraphResponse response;
     EXPECT_EQ(stub->RunGraph(&context, RunGraphRequest(), &response).error_code(),
-              ::grpc::StatusCode::UNIMPLEMENTED);
+              ::grpc::StatusCode::ABORTED);
   }
   {
+    // An empty rendezvous key is malformed.
     ::grpc::ClientContext context;
     context.set_deadline(DeadlineIn(kCallDeadline));
     RecvTensorResponse response;
     EXPECT_EQ(stub->RecvTensor(&context, RecvTensorRequest(), &response).error_code(),
+              ::grpc::StatusCode::INVALID_ARGUMENT);
+  }
+  {
+    // Logging is not served.
+    ::grpc::ClientContext context;
+    context.set_deadline(DeadlineIn(kCallDeadline));
+    LoggingResponse response;
+    EXPECT_EQ(stub->Logging(&context, LoggingRequest(), &response).error_code(),
               ::grpc::StatusCode::UNIMPLEMENTED);
   }
   // The master service is not served by a worker-only server at all.

@@ -1,0 +1,118 @@
+#include "runtime/distributed/grpc_remote_worker.h"
+
+#include <grpcpp/client_context.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "runtime/distributed/grpc_util.h"
+#include "tensorweave/proto/tensorflow_services.grpc.pb.h"
+
+namespace tensorweave {
+namespace {
+
+using Stub = tensorflow::WorkerService::Stub;
+
+// The state of one call, shared by its completion callback and the cancel
+// callback it leaves in the caller's CallOptions: whichever runs last frees
+// the ClientContext, so a late StartCancel never touches a finished call.
+struct ClientCall {
+  std::mutex mu;
+  bool finished = false;  // guarded by mu
+  ::grpc::ClientContext context;
+};
+
+class GrpcRemoteWorker final : public WorkerInterface {
+ public:
+  explicit GrpcRemoteWorker(std::shared_ptr<::grpc::Channel> channel)
+      : stub_(tensorflow::WorkerService::NewStub(std::move(channel))) {}
+
+  void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
+                      GetStatusResponse* response, StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->GetStatus(args...); });
+  }
+  void CreateWorkerSessionAsync(CallOptions* call, const CreateWorkerSessionRequest* request,
+                                CreateWorkerSessionResponse* response,
+                                StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->CreateWorkerSession(args...); });
+  }
+  void DeleteWorkerSessionAsync(CallOptions* call, const DeleteWorkerSessionRequest* request,
+                                DeleteWorkerSessionResponse* response,
+                                StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->DeleteWorkerSession(args...); });
+  }
+  void RegisterGraphAsync(CallOptions* call, const RegisterGraphRequest* request,
+                          RegisterGraphResponse* response, StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->RegisterGraph(args...); });
+  }
+  void DeregisterGraphAsync(CallOptions* call, const DeregisterGraphRequest* request,
+                            DeregisterGraphResponse* response, StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->DeregisterGraph(args...); });
+  }
+  void RunGraphAsync(CallOptions* call, const RunGraphRequest* request, RunGraphResponse* response,
+                     StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->RunGraph(args...); });
+  }
+  void CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
+                         CleanupGraphResponse* response, StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->CleanupGraph(args...); });
+  }
+  void CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request,
+                       CleanupAllResponse* response, StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->CleanupAll(args...); });
+  }
+  void RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request,
+                       RecvTensorResponse* response, StatusCallback done) override {
+    Issue(call, request, response, std::move(done),
+          [](Stub::async_interface* async, auto... args) { async->RecvTensor(args...); });
+  }
+
+ private:
+  // Starts `method` (one of the stub's callback-API calls) with the call's
+  // timeout as deadline and its cancellation wired to TryCancel.
+  template <typename Request, typename Response, typename Method>
+  void Issue(CallOptions* options, const Request* request, Response* response, StatusCallback done,
+             Method method) {
+    auto call = std::make_shared<ClientCall>();
+    const int64_t timeout_ms = options == nullptr ? 0 : options->GetTimeout();
+    if (timeout_ms > 0) {
+      call->context.set_deadline(std::chrono::system_clock::now() +
+                                 std::chrono::milliseconds(timeout_ms));
+    }
+    if (options != nullptr) {
+      // Cancelled before the call started: gRPC cancels it as it starts.
+      options->SetCancelCallback([call] {
+        std::lock_guard<std::mutex> lock(call->mu);
+        if (!call->finished) call->context.TryCancel();
+      });
+    }
+    std::function<void(::grpc::Status)> on_done = [call, options,
+                                                   done = std::move(done)](::grpc::Status status) {
+      {
+        std::lock_guard<std::mutex> lock(call->mu);
+        call->finished = true;
+      }
+      if (options != nullptr) options->ClearCancelCallback();
+      done(FromGrpcStatus(status));
+    };
+    method(stub_->async(), &call->context, request, response, std::move(on_done));
+  }
+
+  std::unique_ptr<Stub> stub_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(std::shared_ptr<::grpc::Channel> channel) {
+  return std::make_unique<GrpcRemoteWorker>(std::move(channel));
+}
+
+}  // namespace tensorweave

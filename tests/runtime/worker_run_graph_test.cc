@@ -1,0 +1,286 @@
+// RegisterGraph, RunGraph and RecvTensor over gRPC on loopback: one worker
+// fed and fetched by rendezvous keys, a graph cut across two workers whose
+// value crosses by RecvTensor, variables shared across steps and sessions
+// (or kept apart), cleanup, and cancellation of a step in flight.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/runtime/worker_test_util.h"
+
+namespace tensorweave {
+namespace {
+
+using namespace worker_test;  // NOLINT: the helpers of these tests
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+TEST(WorkerRunGraphTest, RunGraphFeedsAndFetchesByRendezvousKey) {
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle).ok());
+  EXPECT_FALSE(handle.empty());
+  for (int step = 1; step <= 3; ++step) {
+    RunGraphRequest request = RunRequest(handle, step);
+    *request.add_send() = Named(ClientKey(worker, "x"), Scalar(step * 10.0f));
+    request.add_recv_key(ClientKey(worker, "y"));
+    RunGraphResponse response;
+    Status status = worker.client()->RunGraph(request, &response, kCallTimeoutMs);
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(response.recv_size(), 1);
+    EXPECT_EQ(response.recv(0).name(), ClientKey(worker, "y"));
+    EXPECT_EQ(ScalarOf(response.recv(0).tensor()), step * 20.0f + 1);
+  }
+}
+
+TEST(WorkerRunGraphTest, GraphAcrossTwoDevicesOfOneWorker) {
+  TestWorker worker("worker", 0, /*cpus=*/2);
+  GraphDef graph = AffineGraph(worker);
+  // The multiplication moves to CPU:1: local _Send/_Recv pairs connect it.
+  for (NodeDef& node : *graph.mutable_node()) {
+    if (node.name() == "mul" || node.name() == "two") node.set_device(worker.device(1));
+  }
+  std::string handle;
+  Status status = Register(worker.client(), graph, &handle);
+  ASSERT_TRUE(status.ok()) << status;
+  RunGraphRequest request = RunRequest(handle, 1);
+  *request.add_send() = Named(ClientKey(worker, "x"), Scalar(4));
+  request.add_recv_key(ClientKey(worker, "y"));
+  RunGraphResponse response;
+  status = worker.client()->RunGraph(request, &response, kCallTimeoutMs);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(response.recv_size(), 1);
+  EXPECT_EQ(ScalarOf(response.recv(0).tensor()), 9.0f);
+}
+
+// Worker A computes c = 5 * 3 and sends it to worker B, which returns c + 1
+// to the client. The cut edge is a _Send on A and a _Recv on B with A's
+// device and incarnation in the key.
+struct CrossWorkerGraphs {
+  GraphDef on_a;
+  GraphDef on_b;
+};
+
+CrossWorkerGraphs CrossGraphs(const TestWorker& a, const TestWorker& b) {
+  CrossWorkerGraphs graphs;
+  AddConst(&graphs.on_a, "five", a.device(), Scalar(5));
+  AddConst(&graphs.on_a, "three", a.device(), Scalar(3));
+  AddBinary(&graphs.on_a, "c", "Mul", a.device(), "five", "three");
+  AddSend(&graphs.on_a, "c_send", "c", "edge_c", a.device(), a.incarnation(), b.device(),
+          /*client_terminated=*/false);
+  AddRecv(&graphs.on_b, "c_recv", "edge_c", a.device(), a.incarnation(), b.device(),
+          /*client_terminated=*/false);
+  AddConst(&graphs.on_b, "one", b.device(), Scalar(1));
+  AddBinary(&graphs.on_b, "d", "AddV2", b.device(), "c_recv", "one");
+  AddSend(&graphs.on_b, "d_send", "d", "d", b.device(), b.incarnation(), b.device(),
+          /*client_terminated=*/true);
+  return graphs;
+}
+
+TEST(WorkerRunGraphTest, AValueCrossesBetweenTwoWorkersByRecvTensor) {
+  TestWorker a("ps", 0);
+  TestWorker b("worker", 0);
+  const ClusterDef cluster = ClusterOf({{"ps", &a}, {"worker", &b}});
+  ASSERT_TRUE(CreateSession(a.client(), "s", false, cluster).ok());
+  ASSERT_TRUE(CreateSession(b.client(), "s", false, cluster).ok());
+  CrossWorkerGraphs graphs = CrossGraphs(a, b);
+  std::string handle_a, handle_b;
+  ASSERT_TRUE(Register(a.client(), graphs.on_a, &handle_a, "s").ok());
+  Status status = Register(b.client(), graphs.on_b, &handle_b, "s");
+  ASSERT_TRUE(status.ok()) << status;
+
+  for (int64_t step_id : {int64_t{101}, int64_t{102}}) {
+    // B first: its _Recv asks A before A's step even started.
+    RunGraphRequest run_b = RunRequest(handle_b, step_id, "s");
+    run_b.add_recv_key(ClientKey(b, "d"));
+    RunGraphResponse response_b;
+    Status status_b;
+    std::thread run_on_b(
+        [&] { status_b = b.client()->RunGraph(run_b, &response_b, kCallTimeoutMs); });
+    if (step_id == 101) std::this_thread::sleep_for(milliseconds(50));
+    RunGraphResponse response_a;
+    Status status_a =
+        a.client()->RunGraph(RunRequest(handle_a, step_id, "s"), &response_a, kCallTimeoutMs);
+    run_on_b.join();
+    ASSERT_TRUE(status_a.ok()) << status_a;
+    ASSERT_TRUE(status_b.ok()) << status_b;
+    ASSERT_EQ(response_b.recv_size(), 1);
+    EXPECT_EQ(ScalarOf(response_b.recv(0).tensor()), 16.0f);
+
+    CleanupGraphRequest cleanup;
+    cleanup.set_step_id(step_id);
+    CleanupGraphResponse cleaned;
+    EXPECT_TRUE(a.client()->CleanupGraph(cleanup, &cleaned, kCallTimeoutMs).ok());
+    EXPECT_TRUE(b.client()->CleanupGraph(cleanup, &cleaned, kCallTimeoutMs).ok());
+    EXPECT_EQ(a.worker()->rendezvous_mgr()->size(), 0u);
+    EXPECT_EQ(b.worker()->rendezvous_mgr()->size(), 0u);
+  }
+}
+
+TEST(WorkerRunGraphTest, AFailingStepWakesItsRemoteReceiverWithTheError) {
+  TestWorker a("ps", 0);
+  TestWorker b("worker", 0);
+  const ClusterDef cluster = ClusterOf({{"ps", &a}, {"worker", &b}});
+  ASSERT_TRUE(CreateSession(a.client(), "s", false, cluster).ok());
+  ASSERT_TRUE(CreateSession(b.client(), "s", false, cluster).ok());
+  CrossWorkerGraphs graphs = CrossGraphs(a, b);
+  // On A, c now reads a variable nobody initialized: A's step fails.
+  GraphDef on_a;
+  NodeDef* variable = AddNode(&on_a, "v", "VariableV2", a.device());
+  Attr(variable, "dtype", DT_FLOAT);
+  Attr(variable, "shape", TensorShape({}));
+  Attr(AddNode(&on_a, "c", "Identity", a.device(), {"v"}), "T", DT_FLOAT);
+  AddSend(&on_a, "c_send", "c", "edge_c", a.device(), a.incarnation(), b.device(), false);
+  std::string handle_a, handle_b;
+  Status status = Register(a.client(), on_a, &handle_a, "s");
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_TRUE(Register(b.client(), graphs.on_b, &handle_b, "s").ok());
+
+  RunGraphRequest run_b = RunRequest(handle_b, 7, "s");
+  run_b.add_recv_key(ClientKey(b, "d"));
+  RunGraphResponse response_b;
+  Status status_b;
+  std::thread run_on_b(
+      [&] { status_b = b.client()->RunGraph(run_b, &response_b, kCallTimeoutMs); });
+  std::this_thread::sleep_for(milliseconds(50));
+  RunGraphResponse response_a;
+  const auto start = steady_clock::now();
+  Status status_a = a.client()->RunGraph(RunRequest(handle_a, 7, "s"), &response_a, kCallTimeoutMs);
+  run_on_b.join();
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(status_a.code(), Code::FAILED_PRECONDITION) << status_a;
+  // B's receiver got A's error through RecvTensor, not a timeout.
+  EXPECT_EQ(status_b.code(), Code::FAILED_PRECONDITION) << status_b;
+  EXPECT_EQ(response_b.recv_size(), 0);
+}
+
+TEST(WorkerRunGraphTest, RecvTensorChecksTheSendersIncarnation) {
+  TestWorker worker("worker", 0);
+  const std::string key = Rendezvous::CreateKey(worker.device(), worker.incarnation(),
+                                                "/job:other/replica:0/task:0/device:CPU:0", "t");
+  ASSERT_TRUE(worker.worker()->rendezvous_mgr()->FindOrCreate(3)->Send(key, Scalar(42)).ok());
+  RecvTensorResponse response;
+  const std::string stale = Rendezvous::CreateKey(worker.device(), worker.incarnation() + 1,
+                                                  "/job:other/replica:0/task:0/device:CPU:0", "t");
+  Status status = RecvTensor(worker.client(), 3, stale, &response);
+  EXPECT_EQ(status.code(), Code::ABORTED) << status;
+  EXPECT_NE(status.message().find("incarnation"), std::string::npos) << status;
+
+  status = RecvTensor(worker.client(), 3, key, &response);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(ScalarOf(response.tensor()), 42.0f);
+}
+
+TEST(WorkerRunGraphTest, CleanupGraphWakesAWaitingRecvTensorAndDropsTheStep) {
+  TestWorker worker("worker", 0);
+  const std::string key = Rendezvous::CreateKey(worker.device(), worker.incarnation(),
+                                                "/job:other/replica:0/task:0/device:CPU:0", "t");
+  RecvTensorResponse response;
+  Status status;
+  std::thread waiting([&] { status = RecvTensor(worker.client(), 9, key, &response); });
+  const auto start = steady_clock::now();
+  while (worker.worker()->rendezvous_mgr()->Find(9) == nullptr &&
+         steady_clock::now() - start < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  std::this_thread::sleep_for(milliseconds(20));
+  CleanupGraphRequest cleanup;
+  cleanup.set_step_id(9);
+  CleanupGraphResponse cleaned;
+  EXPECT_TRUE(worker.client()->CleanupGraph(cleanup, &cleaned, kCallTimeoutMs).ok());
+  waiting.join();
+  EXPECT_EQ(status.code(), Code::CANCELLED) << status;
+  EXPECT_EQ(worker.worker()->rendezvous_mgr()->size(), 0u);
+}
+
+TEST(WorkerRunGraphTest, DeregisteredGraphCannotRun) {
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle).ok());
+  DeregisterGraphRequest deregister;
+  deregister.set_graph_handle(handle);
+  DeregisterGraphResponse deregistered;
+  ASSERT_TRUE(worker.client()->DeregisterGraph(deregister, &deregistered, kCallTimeoutMs).ok());
+  RunGraphRequest request = RunRequest(handle, 1);
+  *request.add_send() = Named(ClientKey(worker, "x"), Scalar(1));
+  RunGraphResponse response;
+  Status status = worker.client()->RunGraph(request, &response, kCallTimeoutMs);
+  EXPECT_EQ(status.code(), Code::ABORTED) << status;
+  EXPECT_NE(status.message().find(handle), std::string::npos) << status;
+  // A second deregistration finds nothing.
+  status = worker.client()->DeregisterGraph(deregister, &deregistered, kCallTimeoutMs);
+  EXPECT_EQ(status.code(), Code::ABORTED) << status;
+}
+
+// A graph whose _Recv waits for a value nobody sends: its step only ends
+// when cancelled.
+GraphDef NeverEndingGraph(const TestWorker& worker) {
+  GraphDef graph;
+  const std::string& d = worker.device();
+  AddRecv(&graph, "never", "never_sent", d, worker.incarnation(), d, false);
+  AddSend(&graph, "out", "never", "out", d, worker.incarnation(), d, true);
+  return graph;
+}
+
+TEST(WorkerRunGraphTest, CancellingRunGraphCancelsTheStepPromptly) {
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), NeverEndingGraph(worker), &handle).ok());
+  RunGraphRequest request = RunRequest(handle, 5);
+  request.add_recv_key(ClientKey(worker, "out"));
+  RunGraphResponse response;
+  CallOptions call;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(milliseconds(200));
+    call.StartCancel();
+  });
+  const auto start = steady_clock::now();
+  Status status = CallAndWait(
+      [&](CallOptions* options, WorkerInterface::StatusCallback done) {
+        worker.client()->RunGraphAsync(options, &request, &response, std::move(done));
+      },
+      kCallTimeoutMs, &call);
+  canceller.join();
+  EXPECT_EQ(status.code(), Code::CANCELLED) << status;
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(3));
+
+  // The worker cancelled its step too: its rendezvous was aborted, so a
+  // receiver of the step is told at once.
+  const auto aborted_by = steady_clock::now() + std::chrono::seconds(5);
+  std::shared_ptr<RemoteRendezvous> rendezvous;
+  Status recv_status;
+  while (steady_clock::now() < aborted_by) {
+    rendezvous = worker.worker()->rendezvous_mgr()->Find(5);
+    ASSERT_NE(rendezvous, nullptr);
+    bool called = false;
+    rendezvous->RecvLocalAsync(ClientKey(worker, "other"), [&](const Status& s, const Tensor&) {
+      called = true;
+      recv_status = s;
+    });
+    if (called) break;
+    rendezvous->CancelLocalRecv(ClientKey(worker, "other"), errors::Cancelled("retry"));
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(recv_status.code(), Code::CANCELLED) << recv_status;
+  EXPECT_NE(recv_status.message().find("RunGraph was cancelled"), std::string::npos) << recv_status;
+}
+
+TEST(WorkerRunGraphTest, ARunGraphPastItsDeadlineEndsAndCancelsTheStep) {
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), NeverEndingGraph(worker), &handle).ok());
+  RunGraphRequest request = RunRequest(handle, 6);
+  RunGraphResponse response;
+  const auto start = steady_clock::now();
+  Status status = worker.client()->RunGraph(request, &response, /*timeout_ms=*/300);
+  EXPECT_EQ(status.code(), Code::DEADLINE_EXCEEDED) << status;
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(3));
+  // Stopping the server does not wait for the abandoned step: it is gone.
+  const auto stop_start = steady_clock::now();
+  worker.Stop();
+  EXPECT_LT(steady_clock::now() - stop_start, std::chrono::seconds(3));
+}
+
+}  // namespace
+}  // namespace tensorweave
