@@ -78,6 +78,13 @@ std::string DeviceList(const std::vector<Device*>& devices) {
   return StrJoin(names, ", ");
 }
 
+bool TakesRef(const Node& node) {
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    if (IsRefType(node.input_type(i))) return true;
+  }
+  return false;
+}
+
 // Puts nodes that must share a device into one group.
 void ColocateNodes(const Graph& graph, Groups* groups) {
   for (Node* node : graph.op_nodes()) {
@@ -117,7 +124,20 @@ class GroupPlacer {
     const Node* narrowed_by = nullptr;  // the member whose request set `merged`
     std::string merged_request;
     Status problem;
+    // As in TensorFlow, a node reading a variable through a ref follows the
+    // variable: its own conflicting request (an Assign that a device
+    // function sent to a worker while the variable sits on a ps) is
+    // ignored. So the other members decide first.
+    std::vector<const Node*> ordered;
     for (const Node* member : members) {
+      if (!TakesRef(*member)) ordered.push_back(member);
+    }
+    const size_t first_ref_reader = ordered.size();
+    for (const Node* member : members) {
+      if (TakesRef(*member)) ordered.push_back(member);
+    }
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      const Node* member = ordered[i];
       std::string request = member->requested_device();
       if (options_.stateful_placements != nullptr && member->IsStateful()) {
         auto it = options_.stateful_placements->find(member->name());
@@ -139,6 +159,7 @@ class GroupPlacer {
       }
       DeviceSpec combined = merged;
       if (!combined.MergeFrom(spec) || FirstMatch(combined) < 0) {
+        if (i >= first_ref_reader && narrowed_by != nullptr) continue;
         problem = errors::InvalidArgument(
             "Cannot colocate nodes '", narrowed_by->name(), "' and '", member->name(),
             "': they must share a device but request '", merged_request, "' and '", request,

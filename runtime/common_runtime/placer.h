@@ -16,6 +16,10 @@
 //   partial ones like "/job:localhost" or "/device:CPU:*"), and the device a
 //   stateful member had in an earlier placement (so a variable keeps living
 //   in one device's store).
+// - A node reading a ref follows the ref's producer: when its own request
+//   conflicts with the rest of its group's, it is ignored (TensorFlow's
+//   rule, which puts a variable's Assign on the variable's ps even when a
+//   device function asked for a worker).
 // - A request no device satisfies, or members requesting different devices,
 //   is INVALID_ARGUMENT naming the node and listing the devices — unless
 //   allow_soft_placement, which falls back to a device of the requested type,

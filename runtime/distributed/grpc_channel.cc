@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "runtime/distributed/grpc_security.h"
+
 namespace tensorweave {
 namespace {
 
@@ -15,8 +17,10 @@ namespace {
 // go unanswered before the connection counts as dead.
 constexpr int kKeepaliveTimeMs = 2000;
 constexpr int kKeepaliveTimeoutMs = 2000;
-// A dropped connection is retried at least this often, so a restarted peer
-// is reached again soon.
+// A dropped connection is retried soon and then at least this often, so a
+// restarted peer is reached again within about a second (gRPC's defaults
+// start at 1 s and grow to 2 minutes).
+constexpr int kInitialReconnectBackoffMs = 100;
 constexpr int kMaxReconnectBackoffMs = 1000;
 constexpr int kMaxPingsWithoutData = 2;
 
@@ -52,8 +56,11 @@ Status ParseGrpcTarget(const std::string& target, std::string* host_port) {
   return Status::OK();
 }
 
-std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port) {
-  ::grpc::ChannelArguments args;
+Status GrpcChannelSettingsFromEnvironment(GrpcChannelSettings* settings) {
+  const GrpcSecurityOptions security = GrpcSecurityOptions::FromEnvironment();
+  TW_RETURN_IF_ERROR(NewChannelCredentials(security, &settings->credentials));
+  ::grpc::ChannelArguments& args = settings->arguments;
+  ApplySecurityChannelArguments(security, &args);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
@@ -64,8 +71,21 @@ std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port) {
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, kMaxPingsWithoutData);
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, kInitialReconnectBackoffMs);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
-  return ::grpc::CreateCustomChannel(host_port, ::grpc::InsecureChannelCredentials(), args);
+  return Status::OK();
+}
+
+std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port,
+                                                const GrpcChannelSettings& settings) {
+  return ::grpc::CreateCustomChannel(host_port, settings.credentials, settings.arguments);
+}
+
+Status NewGrpcChannel(const std::string& host_port, std::shared_ptr<::grpc::Channel>* channel) {
+  GrpcChannelSettings settings;
+  TW_RETURN_IF_ERROR(GrpcChannelSettingsFromEnvironment(&settings));
+  *channel = NewGrpcChannel(host_port, settings);
+  return Status::OK();
 }
 
 void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms) {

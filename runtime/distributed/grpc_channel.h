@@ -6,7 +6,9 @@
 //
 //   std::string address;
 //   TW_RETURN_IF_ERROR(ParseGrpcTarget("grpc://localhost:2222", &address));
-//   auto stub = tensorflow::MasterService::NewStub(NewGrpcChannel(address));
+//   std::shared_ptr<::grpc::Channel> channel;
+//   TW_RETURN_IF_ERROR(NewGrpcChannel(address, &channel));
+//   auto stub = tensorflow::MasterService::NewStub(channel);
 //   ::grpc::ClientContext context;
 //   SetTimeout(&context, /*timeout_ms=*/5000);
 //   ::grpc::Status call = stub->ListDevices(&context, request, &response);
@@ -16,6 +18,8 @@
 
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
 #include <grpcpp/support/status.h>
 
 #include <cstdint>
@@ -37,7 +41,7 @@ bool IsGrpcTarget(const std::string& target);
 // IPv6 host such as "[::1]:2222" is fine).
 Status ParseGrpcTarget(const std::string& target, std::string* host_port);
 
-// A channel to `host_port` as tensorweave's clients want it:
+// How every channel of tensorweave's clients is made:
 // - a peer process that dies closes its connection, which fails the calls
 //   in flight at once (UNAVAILABLE), whatever their deadline;
 // - keepalive pings 2 s apart (also with no call running) notice a peer
@@ -48,10 +52,24 @@ Status ParseGrpcTarget(const std::string& target, std::string* host_port);
 //   fail a long step. So a peer that freezes later in a long quiet step is
 //   noticed at the step's timeout, not before;
 // - no limit on message sizes, so a large tensor is never cut off;
-// - insecure transport, as TensorFlow's.
+// - the transport security the environment asks for (grpc_security.h):
+//   insecure as TensorFlow's by default, else TLS and/or a token.
 // Connection is lazy: a peer that cannot be reached makes calls fail with
 // UNAVAILABLE, fast (no call waits for the channel to become ready).
-std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port);
+struct GrpcChannelSettings {
+  std::shared_ptr<::grpc::ChannelCredentials> credentials;
+  ::grpc::ChannelArguments arguments;
+};
+
+// The settings above, with the security of the environment. Errors are
+// NewChannelCredentials's (an unreadable TLS file).
+Status GrpcChannelSettingsFromEnvironment(GrpcChannelSettings* settings);
+
+// A channel to `host_port` with `settings`.
+std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port,
+                                                const GrpcChannelSettings& settings);
+// The same with the environment's settings, for a one-off channel.
+Status NewGrpcChannel(const std::string& host_port, std::shared_ptr<::grpc::Channel>* channel);
 
 // A deadline `timeout_ms` from now on `context`; <= 0 means none.
 void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms);

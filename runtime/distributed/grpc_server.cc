@@ -6,6 +6,9 @@
 
 #include <cstdio>
 
+#include "runtime/distributed/grpc_master_service.h"
+#include "runtime/distributed/grpc_security.h"
+#include "runtime/distributed/grpc_worker_cache.h"
 #include "runtime/distributed/server_def_util.h"
 #include "runtime/framework/str_util.h"
 
@@ -21,11 +24,59 @@ std::string HostPort(const std::string& host, int port) {
 }  // namespace
 
 Status GrpcServer::CreateServices() {
+  // Options written directly (not from a ServerDef) describe a one-task
+  // cluster: this server's job and task at its own address.
+  ServerDef server_def = options_.server_def;
+  if (server_def.cluster().job_size() == 0) {
+    server_def.set_job_name(options_.worker.job_name);
+    server_def.set_task_index(options_.worker.task_index);
+    server_def.set_protocol("grpc");
+    JobDef* job = server_def.mutable_cluster()->add_job();
+    job->set_name(options_.worker.job_name);
+    (*job->mutable_tasks())[options_.worker.task_index] = HostPort(AdvertisedHost(), options_.port);
+  }
+
+  WorkerOptions worker_options = options_.worker;
+  *worker_options.cluster.mutable_job() = server_def.cluster().job();
   std::unique_ptr<GrpcWorkerService> worker;
-  TW_RETURN_IF_ERROR(GrpcWorkerService::Create(options_.worker, &worker));
+  TW_RETURN_IF_ERROR(GrpcWorkerService::Create(worker_options, &worker));
   worker_service_ = worker.get();
   services_.push_back(std::move(worker));
+
+  MasterOptions master_options;
+  master_options.server_def = server_def;
+  // The master reaches the cluster's workers, its own included, over gRPC.
+  // Its own address may say port 0 until Start binds one; by the time the
+  // master needs the cache (its first session), it has.
+  master_options.worker_cache_factory = [this](const ClusterDef& cluster,
+                                               std::unique_ptr<WorkerCacheInterface>* cache) {
+    return NewGrpcWorkerCache(WithBoundPort(cluster), cache);
+  };
+  std::unique_ptr<GrpcMasterService> master;
+  TW_RETURN_IF_ERROR(GrpcMasterService::Create(master_options, &master));
+  services_.push_back(std::move(master));
   return Status::OK();
+}
+
+std::string GrpcServer::AdvertisedHost() const {
+  return options_.advertised_host.empty() ? options_.host : options_.advertised_host;
+}
+
+ClusterDef GrpcServer::WithBoundPort(const ClusterDef& cluster) const {
+  ClusterDef patched = cluster;
+  const int port = bound_port();
+  if (port == 0) return patched;
+  for (JobDef& job : *patched.mutable_job()) {
+    if (job.name() != options_.worker.job_name) continue;
+    auto task = job.mutable_tasks()->find(options_.worker.task_index);
+    if (task == job.mutable_tasks()->end()) continue;
+    const std::string& address = task->second;
+    const size_t colon = address.rfind(':');
+    if (colon != std::string::npos && address.substr(colon + 1) == "0") {
+      task->second = HostPort(AdvertisedHost(), port);
+    }
+  }
+  return patched;
 }
 
 Status GrpcServer::Create(const GrpcServerOptions& options, std::unique_ptr<GrpcServer>* server) {
@@ -57,8 +108,10 @@ Status GrpcServer::Start() {
   const std::string address = HostPort(options_.host, options_.port);
   ::grpc::ServerBuilder builder;
   int port = 0;
-  // The insecure, TensorFlow-compatible transport (TLS comes later).
-  builder.AddListeningPort(address, ::grpc::InsecureServerCredentials(), &port);
+  const GrpcSecurityOptions security = GrpcSecurityOptions::FromEnvironment();
+  std::shared_ptr<::grpc::ServerCredentials> credentials;
+  TW_RETURN_IF_ERROR(NewServerCredentials(security, &credentials));
+  builder.AddListeningPort(address, credentials, &port);
   // gRPC would otherwise let a second server share a port already in use
   // (SO_REUSEPORT), splitting the calls between two processes.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -82,13 +135,12 @@ Status GrpcServer::Start() {
   server_ = std::move(server);
   bound_port_ = port;
   state_ = State::kServing;
-  const std::string advertised =
-      options_.advertised_host.empty() ? options_.host : options_.advertised_host;
-  std::fprintf(stderr,
-               "tensorweave: server /job:%s/replica:0/task:%d listening on %s (target "
-               "grpc://%s); insecure mode: no TLS, no token (TensorFlow-compatible)\n",
-               options_.worker.job_name.c_str(), options_.worker.task_index,
-               HostPort(options_.host, port).c_str(), HostPort(advertised, port).c_str());
+  std::fprintf(
+      stderr,
+      "tensorweave: server /job:%s/replica:0/task:%d listening on %s (target grpc://%s); %s\n",
+      options_.worker.job_name.c_str(), options_.worker.task_index,
+      HostPort(options_.host, port).c_str(), HostPort(AdvertisedHost(), port).c_str(),
+      security.DescribeServer().c_str());
   return Status::OK();
 }
 
@@ -128,9 +180,7 @@ int GrpcServer::bound_port() const {
 }
 
 std::string GrpcServer::target() const {
-  const std::string& host =
-      options_.advertised_host.empty() ? options_.host : options_.advertised_host;
-  return StrCat("grpc://", HostPort(host, bound_port()));
+  return StrCat("grpc://", HostPort(AdvertisedHost(), bound_port()));
 }
 
 ServerDef GrpcServer::server_def() const {

@@ -1,5 +1,5 @@
 // GrpcServer: one process's gRPC endpoint for TensorFlow's distributed
-// protocol. It owns the services it serves (the worker service today; see
+// protocol. It owns the services it serves (the master and the worker; see
 // CreateServices in grpc_server.cc, the one list of them), binds one
 // address, and really stops: Stop ends the serving within a deadline, even
 // while clients are connected or calls are in flight.
@@ -17,8 +17,13 @@
 //   options.worker.job_name = "worker";
 //   TW_RETURN_IF_ERROR(GrpcServer::Create(options, &server));
 //
-// Transport: insecure and TensorFlow-compatible (no TLS, no token), which
-// the startup log line says. Messages of any size are accepted, and clients'
+// Services: the master (grpc_master_service.h) and the worker
+// (grpc_worker_service.h); the master reaches the cluster's workers, this
+// server's own included, over gRPC.
+//
+// Transport: as the environment says (grpc_security.h): insecure and
+// TensorFlow-compatible by default, else TLS and/or a token; the startup
+// log line says which. Messages of any size are accepted, and clients'
 // keepalive pings are welcome at any rate (grpc_channel.h sends them every
 // ~2 s), so a long step is never cut off for "too many pings".
 #ifndef TENSORWEAVE_DISTRIBUTED_GRPC_SERVER_H_
@@ -77,7 +82,7 @@ class GrpcServer {
   GrpcServer& operator=(const GrpcServer&) = delete;
 
   // Binds the address and starts serving, then logs one line to stderr (the
-  // address, the target, the insecure mode). UNAVAILABLE if the address
+  // address, the target, the transport security). UNAVAILABLE if the address
   // cannot be bound (in use, not a local interface); FAILED_PRECONDITION if
   // already started or stopped (a joined server counts as stopped).
   Status Start();
@@ -111,6 +116,11 @@ class GrpcServer {
   // member, so a service may be handed this server, e.g. to read
   // server_def() with the bound port once started.
   Status CreateServices();
+  // The host clients are told to use.
+  std::string AdvertisedHost() const;
+  // `cluster` with this server's own task at its bound port when the
+  // cluster says port 0 (unchanged before Start).
+  ClusterDef WithBoundPort(const ClusterDef& cluster) const;
 
   enum class State { kCreated, kServing, kStopped };
 

@@ -42,9 +42,14 @@ DeviceAttributes FromProto(const proto::DeviceAttributes& device) {
 // A client context Close can cancel: registered while it lives.
 class GrpcSession::TrackedCall {
  public:
+  // The master enforces `timeout_ms` itself and says what was still
+  // pending (a step's node, a task that never answered); the call's own
+  // deadline, a little later, only covers a master that cannot answer.
+  static constexpr int64_t kMasterFirstGraceMs = 1000;
+
   TrackedCall(GrpcSession* session, int64_t timeout_ms)
       : session_(session), timeout_ms_(timeout_ms) {
-    SetTimeout(&context_, timeout_ms);
+    SetTimeout(&context_, timeout_ms > 0 ? timeout_ms + kMasterFirstGraceMs : 0);
   }
   ~TrackedCall() {
     if (!registered_) return;
@@ -88,8 +93,9 @@ class GrpcSession::TrackedCall {
 Status GrpcSession::Create(const SessionOptions& options, std::unique_ptr<GrpcSession>* session) {
   std::string host_port;
   TW_RETURN_IF_ERROR(ParseGrpcTarget(options.target, &host_port));
-  session->reset(
-      new GrpcSession(options, tensorflow::MasterService::NewStub(NewGrpcChannel(host_port))));
+  std::shared_ptr<::grpc::Channel> channel;
+  TW_RETURN_IF_ERROR(NewGrpcChannel(host_port, &channel));
+  session->reset(new GrpcSession(options, tensorflow::MasterService::NewStub(channel)));
   return Status::OK();
 }
 
@@ -97,7 +103,9 @@ Status GrpcSession::Reset(const SessionOptions& options,
                           const std::vector<std::string>& containers) {
   std::string host_port;
   TW_RETURN_IF_ERROR(ParseGrpcTarget(options.target, &host_port));
-  auto stub = tensorflow::MasterService::NewStub(NewGrpcChannel(host_port));
+  std::shared_ptr<::grpc::Channel> channel;
+  TW_RETURN_IF_ERROR(NewGrpcChannel(host_port, &channel));
+  auto stub = tensorflow::MasterService::NewStub(channel);
   ResetRequest request;
   for (const std::string& container : containers) request.add_container(container);
   *request.mutable_device_filters() = options.config.device_filters();

@@ -1,12 +1,9 @@
 #include "runtime/distributed/grpc_worker_cache.h"
 
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
-#include <grpcpp/support/channel_arguments.h>
-
 #include <map>
 #include <mutex>
 
+#include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_remote_worker.h"
 #include "runtime/distributed/worker.h"
 #include "runtime/framework/str_util.h"
@@ -28,8 +25,8 @@ namespace {
 
 class GrpcWorkerCache final : public WorkerCacheInterface {
  public:
-  explicit GrpcWorkerCache(std::map<std::string, std::string> addresses)
-      : addresses_(std::move(addresses)) {}
+  GrpcWorkerCache(std::map<std::string, std::string> addresses, GrpcChannelSettings settings)
+      : addresses_(std::move(addresses)), settings_(std::move(settings)) {}
 
   void ListWorkers(std::vector<std::string>* tasks) const override {
     tasks->clear();
@@ -43,19 +40,14 @@ class GrpcWorkerCache final : public WorkerCacheInterface {
     if (address == addresses_.end()) return nullptr;
     std::lock_guard<std::mutex> lock(mu_);
     std::unique_ptr<WorkerInterface>& worker = workers_[task];
-    if (worker == nullptr) {
-      ::grpc::ChannelArguments args;
-      args.SetMaxReceiveMessageSize(-1);
-      args.SetMaxSendMessageSize(-1);
-      worker = NewGrpcRemoteWorker(
-          ::grpc::CreateCustomChannel(address->second, ::grpc::InsecureChannelCredentials(), args));
-    }
+    if (worker == nullptr) worker = NewGrpcRemoteWorker(NewGrpcChannel(address->second, settings_));
     return worker.get();
   }
 
  private:
   // Task name → "host:port"; written once by the constructor.
   const std::map<std::string, std::string> addresses_;
+  const GrpcChannelSettings settings_;  // every task's channel is made alike
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<WorkerInterface>> workers_;  // guarded by mu_
 };
@@ -86,7 +78,9 @@ Status NewGrpcWorkerCache(const ClusterDef& cluster, std::unique_ptr<WorkerCache
       }
     }
   }
-  cache->reset(new GrpcWorkerCache(std::move(addresses)));
+  GrpcChannelSettings settings;
+  TW_RETURN_IF_ERROR(GrpcChannelSettingsFromEnvironment(&settings));
+  cache->reset(new GrpcWorkerCache(std::move(addresses), std::move(settings)));
   return Status::OK();
 }
 

@@ -474,6 +474,31 @@ TEST(DirectSessionTest, VariablesKeepValuesAndReportUninitializedReads) {
   EXPECT_EQ(assigns_on_cpu1, 1);
 }
 
+TEST(DirectSessionTest, AnAssignAskingForAnotherDeviceFollowsItsVariable) {
+  if (!VariableKernelsLinked()) GTEST_SKIP() << "VariableV2 kernel not linked";
+  std::unique_ptr<Session> session = NewDirectSession(TwoCpus());
+  GraphDef graph;
+  NodeDef* variable = AddNode(&graph, "v", "VariableV2", {}, "/device:CPU:1");
+  SetAttr(variable, "dtype", DT_FLOAT);
+  SetAttr(variable, "shape", PartialTensorShape());
+  NodeDef* initial = AddNode(&graph, "initial", "Const", {}, "/device:CPU:0");
+  SetAttr(initial, "dtype", DT_FLOAT);
+  SetAttr(initial, "value", FloatScalar(5));
+  // As a device function would place it: on another device than v.
+  NodeDef* assign = AddNode(&graph, "assign", "Assign", {"v", "initial"}, "/device:CPU:0");
+  SetAttr(assign, "T", DT_FLOAT);
+  SESSION_ASSERT_OK(session->Create(graph));
+  std::vector<Tensor> outputs;
+  SESSION_ASSERT_OK(session->Run({}, {"assign"}, {}, &outputs));
+  EXPECT_EQ(outputs[0].scalar<float>(), 5);
+  std::map<std::string, GraphDef> partitions;
+  SESSION_ASSERT_OK(static_cast<DirectSession*>(session.get())
+                        ->GetPartitionGraphs({}, {"assign"}, {}, &partitions));
+  int assigns_on_cpu1 = 0;
+  for (const NodeDef& node : partitions[kCpu1].node()) assigns_on_cpu1 += node.name() == "assign";
+  EXPECT_EQ(assigns_on_cpu1, 1) << "the ref reader's own request gives way to its variable's";
+}
+
 TEST(DirectSessionTest, UninitializedReadNamesVariableAndReader) {
   if (!VariableKernelsLinked()) GTEST_SKIP() << "VariableV2 kernel not linked";
   std::unique_ptr<Session> session = NewDirectSession();

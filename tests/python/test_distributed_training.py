@@ -1,0 +1,110 @@
+"""A ps task and two worker tasks, each its own process on loopback, train
+one linear model together: the variables live on the ps, each worker runs
+its steps through its own server, and the shared global step ends at the
+sum of the workers' steps. Every process is stopped by pid; every wait is
+bounded."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tensorweave as tf
+
+TASK_SCRIPT = os.path.join(os.path.dirname(__file__), "distributed_task.py")
+STEPS_PER_WORKER = 20
+DEADLINE_SECONDS = 120
+
+
+def free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def start_task(cluster, job, task, steps=0):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [
+            os.path.join(os.path.dirname(__file__), "..", "..", "python"),
+            env.get("PYTHONPATH", ""),
+        ]
+    )
+    return subprocess.Popen(
+        [
+            sys.executable,
+            TASK_SCRIPT,
+            "--cluster",
+            json.dumps(cluster),
+            "--job",
+            job,
+            "--task",
+            str(task),
+            "--steps",
+            str(steps),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def read_until(process, prefix, deadline):
+    """The rest of the first stdout line starting with `prefix`."""
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip()
+    process.kill()
+    raise AssertionError(f"no '{prefix}' line; stderr:\n{process.stderr.read()[-3000:]}")
+
+
+@pytest.fixture
+def cluster_processes():
+    processes = []
+    yield processes
+    for process in processes:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def test_ps_and_two_workers_share_variables_and_global_step(cluster_processes):
+    ps_port, worker0_port, worker1_port = free_ports(3)
+    cluster = {
+        "ps": [f"localhost:{ps_port}"],
+        "worker": [f"localhost:{worker0_port}", f"localhost:{worker1_port}"],
+    }
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    ps = start_task(cluster, "ps", 0)
+    cluster_processes.append(ps)
+    workers = [start_task(cluster, "worker", i, STEPS_PER_WORKER) for i in range(2)]
+    cluster_processes.extend(workers)
+    for process in [ps] + workers:
+        read_until(process, "READY", deadline)
+    done = [int(read_until(worker, "DONE", deadline)) for worker in workers]
+    assert done == [STEPS_PER_WORKER, STEPS_PER_WORKER]
+
+    # A third client reads the shared state from the ps through the ps's own
+    # master: same variable names, no initialization.
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            global_step = tf.train.get_or_create_global_step()
+            w = tf.Variable(tf.zeros([1, 1]), name="w")
+            b = tf.Variable(tf.zeros([1]), name="b")
+        with tf.Session(f"grpc://localhost:{ps_port}") as session:
+            step, w_value, b_value = session.run([global_step, w, b])
+    assert step == 2 * STEPS_PER_WORKER
+    # 40 steps of gradient descent moved the line towards y = 3x + 0.5.
+    assert 0.3 < float(np.squeeze(w_value)) < 3.0
+    assert 0.1 < float(np.squeeze(b_value)) < 0.6
