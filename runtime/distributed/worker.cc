@@ -381,28 +381,43 @@ void Worker::CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request
 
 void Worker::RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request,
                              RecvTensorResponse* response, StatusCallback done) {
-  const std::string& key = request->rendezvous_key();
+  RecvTensorValueAsync(call, *request,
+                       [response, done = std::move(done)](const Status& status, const Tensor& value,
+                                                          int64_t send_start_micros) {
+                         if (status.ok()) {
+                           value.AsProtoTensorContent(response->mutable_tensor());
+                           response->set_send_start_micros(send_start_micros);
+                         }
+                         done(status);
+                       });
+}
+
+void Worker::RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& request,
+                                  RecvTensorValueCallback done) {
+  const std::string& key = request.rendezvous_key();
   Rendezvous::ParsedKey parsed;
   Status status = Rendezvous::ParseKey(key, &parsed);
   if (!status.ok()) {
-    done(status);
+    done(status, Tensor(), 0);
     return;
   }
   Device* device = FindDevice(parsed.send_device);
   if (device == nullptr) {
     done(errors::InvalidArgument("RecvTensor of ", key, ": the sending device ", parsed.send_device,
-                                 " is not a device of ", task_name_));
+                                 " is not a device of ", task_name_),
+         Tensor(), 0);
     return;
   }
   if (device->incarnation() != parsed.send_device_incarnation) {
     done(errors::Aborted(
-        "RecvTensor expects a different device incarnation: ", parsed.send_device_incarnation,
-        " vs. ", device->incarnation(), ". Your worker job (\"", task_name_,
-        "\") was probably restarted. Check your worker job for the reason why "
-        "it was restarted."));
+             "RecvTensor expects a different device incarnation: ", parsed.send_device_incarnation,
+             " vs. ", device->incarnation(), ". Your worker job (\"", task_name_,
+             "\") was probably restarted. Check your worker job for the reason why "
+             "it was restarted."),
+         Tensor(), 0);
     return;
   }
-  std::shared_ptr<RemoteRendezvous> rendezvous = rendezvous_mgr_.FindOrCreate(request->step_id());
+  std::shared_ptr<RemoteRendezvous> rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
   // A cancelled call (deadline, caller gone, server stopping) stops waiting;
   // the step itself goes on. The flag covers a cancellation that comes
   // before the receiver is in place.
@@ -413,15 +428,12 @@ void Worker::RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request
     rendezvous->CancelLocalRecv(key, cancelled_status);
   });
   rendezvous->RecvLocalAsync(
-      key, [call, response, done = std::move(done)](const Status& status, const Tensor& value) {
+      key, [call, done = std::move(done)](const Status& status, const Tensor& value) {
         call->ClearCancelCallback();
-        if (status.ok()) {
-          value.AsProtoTensorContent(response->mutable_tensor());
-          response->set_send_start_micros(std::chrono::duration_cast<std::chrono::microseconds>(
-                                              std::chrono::system_clock::now().time_since_epoch())
-                                              .count());
-        }
-        done(status);
+        const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
+        done(status, value, now_micros);
       });
   // `call` may be gone by now; only shared state is touched.
   if (cancelled->load()) rendezvous->CancelLocalRecv(key, cancelled_status);

@@ -97,6 +97,14 @@ class Worker : public WorkerInterface {
   void RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request,
                        RecvTensorResponse* response, StatusCallback done) override;
 
+  // RecvTensor handing over the tensor itself rather than a TensorProto, so
+  // a transport can send its buffer without copying it (tensor_coding.h).
+  // `send_start_micros` is when the value was handed over.
+  using RecvTensorValueCallback =
+      std::function<void(const Status& status, const Tensor& value, int64_t send_start_micros)>;
+  void RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& request,
+                            RecvTensorValueCallback done);
+
  private:
   struct Step;
 
