@@ -326,11 +326,12 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
 
   // The caller (the master, when another partition of the step failed)
   // cancels the whole step: receivers wake, no kernel starts any more.
-  call->SetCancelCallback([step] {
-    step->cancelled.store(true, std::memory_order_relaxed);
-    step->rendezvous->StartAbort(errors::Cancelled("RunGraph was cancelled"));
-    step->cancellation.StartCancel();
-  });
+  if (call != nullptr)
+    call->SetCancelCallback([step] {
+      step->cancelled.store(true, std::memory_order_relaxed);
+      step->rendezvous->StartAbort(errors::Cancelled("RunGraph was cancelled"));
+      step->cancellation.StartCancel();
+    });
   Executor::Args args;
   args.step_id = request.step_id();
   args.rendezvous = step->rendezvous.get();
@@ -341,7 +342,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
   graph.RunAsync(args, runner_,
                  [call, step, response, recv_keys = std::move(recv_keys),
                   done = std::move(*done)](const Status& run_status) {
-                   call->ClearCancelCallback();
+                   if (call != nullptr) call->ClearCancelCallback();
                    Status status = run_status;
                    if (!status.ok()) {
                      // Peers waiting for this step's values wake with the error.
@@ -423,13 +424,14 @@ void Worker::RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& re
   // before the receiver is in place.
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   const Status cancelled_status = errors::Cancelled("RecvTensor of ", key, " was cancelled");
-  call->SetCancelCallback([rendezvous, key, cancelled, cancelled_status] {
-    cancelled->store(true);
-    rendezvous->CancelLocalRecv(key, cancelled_status);
-  });
+  if (call != nullptr)
+    call->SetCancelCallback([rendezvous, key, cancelled, cancelled_status] {
+      cancelled->store(true);
+      rendezvous->CancelLocalRecv(key, cancelled_status);
+    });
   rendezvous->RecvLocalAsync(
       key, [call, done = std::move(done)](const Status& status, const Tensor& value) {
-        call->ClearCancelCallback();
+        if (call != nullptr) call->ClearCancelCallback();
         const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count();
