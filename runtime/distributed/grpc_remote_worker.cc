@@ -1,11 +1,13 @@
 #include "runtime/distributed/grpc_remote_worker.h"
 
 #include <grpcpp/client_context.h>
+#include <grpcpp/generic/generic_stub.h>
 
 #include <chrono>
 #include <mutex>
 
 #include "runtime/distributed/grpc_util.h"
+#include "runtime/distributed/tensor_coding.h"
 #include "tensorweave/proto/tensorflow_services.grpc.pb.h"
 
 namespace tensorweave {
@@ -22,10 +24,40 @@ struct ClientCall {
   ::grpc::ClientContext context;
 };
 
-class GrpcRemoteWorker final : public WorkerInterface {
+// A RecvTensor on raw bytes: the request and response buffers live with
+// the call.
+struct RawRecvTensorCall : ClientCall {
+  ::grpc::ByteBuffer request;
+  ::grpc::ByteBuffer response;
+};
+
+class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInterface {
  public:
   explicit GrpcRemoteWorker(std::shared_ptr<::grpc::Channel> channel)
-      : stub_(tensorflow::WorkerService::NewStub(std::move(channel))) {}
+      : stub_(tensorflow::WorkerService::NewStub(channel)), raw_stub_(std::move(channel)) {}
+
+  void RecvTensorValueAsync(CallOptions* options, const RecvTensorRequest* request, Tensor* value,
+                            StatusCallback done) override {
+    auto call = StartCall<RawRecvTensorCall>(options);
+    bool own_buffer = false;
+    ::grpc::Status serialized = ::grpc::SerializationTraits<RecvTensorRequest>::Serialize(
+        *request, &call->request, &own_buffer);
+    if (!serialized.ok()) {
+      FinishCall(call.get(), options);
+      done(FromGrpcStatus(serialized));
+      return;
+    }
+    raw_stub_.UnaryCall(&call->context, "/tensorflow.WorkerService/RecvTensor",
+                        ::grpc::StubOptions(), &call->request, &call->response,
+                        [call, options, value, done = std::move(done)](::grpc::Status status) {
+                          FinishCall(call.get(), options);
+                          Status result = FromGrpcStatus(status);
+                          if (result.ok()) {
+                            result = DecodeRecvTensorResponse(call->response, value);
+                          }
+                          done(result);
+                        });
+  }
 
   void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
                       GetStatusResponse* response, StatusCallback done) override {
@@ -81,7 +113,20 @@ class GrpcRemoteWorker final : public WorkerInterface {
   template <typename Request, typename Response, typename Method>
   void Issue(CallOptions* options, const Request* request, Response* response, StatusCallback done,
              Method method) {
-    auto call = std::make_shared<ClientCall>();
+    auto call = StartCall<ClientCall>(options);
+    std::function<void(::grpc::Status)> on_done = [call, options,
+                                                   done = std::move(done)](::grpc::Status status) {
+      FinishCall(call.get(), options);
+      done(FromGrpcStatus(status));
+    };
+    method(stub_->async(), &call->context, request, response, std::move(on_done));
+  }
+
+  // A call's state with the options' timeout as deadline and their
+  // cancellation wired to TryCancel.
+  template <typename Call>
+  static std::shared_ptr<Call> StartCall(CallOptions* options) {
+    auto call = std::make_shared<Call>();
     const int64_t timeout_ms = options == nullptr ? 0 : options->GetTimeout();
     if (timeout_ms > 0) {
       call->context.set_deadline(std::chrono::system_clock::now() +
@@ -94,19 +139,20 @@ class GrpcRemoteWorker final : public WorkerInterface {
         if (!call->finished) call->context.TryCancel();
       });
     }
-    std::function<void(::grpc::Status)> on_done = [call, options,
-                                                   done = std::move(done)](::grpc::Status status) {
-      {
-        std::lock_guard<std::mutex> lock(call->mu);
-        call->finished = true;
-      }
-      if (options != nullptr) options->ClearCancelCallback();
-      done(FromGrpcStatus(status));
-    };
-    method(stub_->async(), &call->context, request, response, std::move(on_done));
+    return call;
+  }
+
+  // Before `done`: no later StartCancel reaches the finished call.
+  static void FinishCall(ClientCall* call, CallOptions* options) {
+    {
+      std::lock_guard<std::mutex> lock(call->mu);
+      call->finished = true;
+    }
+    if (options != nullptr) options->ClearCancelCallback();
   }
 
   std::unique_ptr<Stub> stub_;
+  ::grpc::GenericStub raw_stub_;
 };
 
 }  // namespace

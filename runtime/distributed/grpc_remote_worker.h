@@ -18,9 +18,23 @@
 #include <memory>
 
 #include "runtime/distributed/worker_interface.h"
+#include "runtime/framework/tensor.h"
 
 namespace tensorweave {
 
+// What a worker offers beyond WorkerInterface when it can hand a received
+// tensor over without a TensorProto in between: the bytes go from the
+// transport straight into the tensor's buffer (tensor_coding.h). The
+// remote rendezvous uses it when the worker has it.
+class TensorReceiverInterface {
+ public:
+  virtual ~TensorReceiverInterface() = default;
+  // As WorkerInterface::RecvTensorAsync; *value is set when `done` gets OK.
+  virtual void RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest* request,
+                                    Tensor* value, WorkerInterface::StatusCallback done) = 0;
+};
+
+// The worker also implements TensorReceiverInterface.
 std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(std::shared_ptr<::grpc::Channel> channel);
 
 }  // namespace tensorweave

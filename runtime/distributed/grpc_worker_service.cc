@@ -1,6 +1,9 @@
 #include "runtime/distributed/grpc_worker_service.h"
 
+#include <grpcpp/support/proto_buffer_reader.h>
+
 #include "runtime/distributed/grpc_util.h"
+#include "runtime/distributed/tensor_coding.h"
 
 namespace tensorweave {
 namespace {
@@ -59,8 +62,45 @@ TW_SERVE_WITH_WORKER(DeregisterGraph)
 TW_SERVE_WITH_WORKER(RunGraph)
 TW_SERVE_WITH_WORKER(CleanupGraph)
 TW_SERVE_WITH_WORKER(CleanupAll)
-TW_SERVE_WITH_WORKER(RecvTensor)
 
 #undef TW_SERVE_WITH_WORKER
+
+namespace {
+
+// A RecvTensor being served: the parsed request lives here until the value
+// (or an error) arrives.
+class RecvTensorCall final : public ::grpc::ServerUnaryReactor {
+ public:
+  CallOptions* options() { return &options_; }
+  RecvTensorRequest* request() { return &request_; }
+
+  void OnCancel() override { options_.StartCancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  CallOptions options_;
+  RecvTensorRequest request_;
+};
+
+}  // namespace
+
+::grpc::ServerUnaryReactor* GrpcWorkerService::RecvTensor(Context* context,
+                                                          const ::grpc::ByteBuffer* request,
+                                                          ::grpc::ByteBuffer* response) {
+  auto* call = new RecvTensorCall;
+  ::grpc::ByteBuffer bytes(*request);  // shares the slices
+  ::grpc::ProtoBufferReader reader(&bytes);
+  if (!call->request()->ParseFromZeroCopyStream(&reader)) {
+    call->Finish(ToGrpcStatus(errors::InvalidArgument("RecvTensor request is malformed")));
+    return call;
+  }
+  worker_->RecvTensorValueAsync(
+      call->options(), *call->request(),
+      [call, response](const Status& status, const Tensor& value, int64_t send_start_micros) {
+        if (status.ok()) EncodeRecvTensorResponse(value, send_start_micros, response);
+        call->Finish(ToGrpcStatus(status));
+      });
+  return call;
+}
 
 }  // namespace tensorweave

@@ -30,7 +30,13 @@
 
 namespace tensorweave {
 
-class GrpcWorkerService final : public tensorflow::WorkerService::CallbackService {
+// RecvTensor is served on raw bytes, so the tensor's buffer goes out
+// without being copied into a TensorProto (tensor_coding.h); the bytes are
+// still exactly a RecvTensorResponse.
+using WorkerCallbackService = tensorflow::WorkerService::WithRawCallbackMethod_RecvTensor<
+    tensorflow::WorkerService::CallbackService>;
+
+class GrpcWorkerService final : public WorkerCallbackService {
  public:
   // Errors as Worker::Create.
   static Status Create(const WorkerOptions& options, std::unique_ptr<GrpcWorkerService>* service);
@@ -59,8 +65,8 @@ class GrpcWorkerService final : public tensorflow::WorkerService::CallbackServic
                         CleanupGraphResponse* response) override;
   Reactor* CleanupAll(Context* context, const CleanupAllRequest* request,
                       CleanupAllResponse* response) override;
-  Reactor* RecvTensor(Context* context, const RecvTensorRequest* request,
-                      RecvTensorResponse* response) override;
+  Reactor* RecvTensor(Context* context, const ::grpc::ByteBuffer* request,
+                      ::grpc::ByteBuffer* response) override;
 
  private:
   explicit GrpcWorkerService(std::unique_ptr<Worker> worker) : worker_(std::move(worker)) {}

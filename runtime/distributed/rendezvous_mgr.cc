@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "runtime/distributed/grpc_remote_worker.h"
 #include "runtime/framework/str_util.h"
 
 namespace tensorweave {
@@ -11,6 +12,9 @@ namespace tensorweave {
 struct RemoteRendezvous::RemoteCall {
   CallOptions options;
   RecvTensorRequest request;
+  // Filled by a TensorReceiverInterface; otherwise the response's tensor.
+  bool received_value = false;
+  Tensor value;
   RecvTensorResponse response;
 };
 
@@ -145,12 +149,17 @@ void RemoteRendezvous::RecvRemoteAsync(const std::string& key, const ParsedKey& 
   call->request.set_step_id(step_id_);
   call->request.set_rendezvous_key(key);
   std::shared_ptr<RemoteRendezvous> self = shared_from_this();
-  worker->RecvTensorAsync(&call->options, &call->request, &call->response,
-                          [self, call, done = std::move(done)](const Status& call_status) {
-                            RemoteCallCounter* counter = self->counter_;
-                            self->FinishRemoteRecv(*call, call_status, done);
-                            counter->Finished();
-                          });
+  auto finish = [self, call, done = std::move(done)](const Status& call_status) {
+    RemoteCallCounter* counter = self->counter_;
+    self->FinishRemoteRecv(*call, call_status, done);
+    counter->Finished();
+  };
+  if (auto* receiver = dynamic_cast<TensorReceiverInterface*>(worker)) {
+    call->received_value = true;
+    receiver->RecvTensorValueAsync(&call->options, &call->request, &call->value, std::move(finish));
+  } else {
+    worker->RecvTensorAsync(&call->options, &call->request, &call->response, std::move(finish));
+  }
 }
 
 void RemoteRendezvous::FinishRemoteRecv(const RemoteCall& call, const Status& call_status,
@@ -168,8 +177,8 @@ void RemoteRendezvous::FinishRemoteRecv(const RemoteCall& call, const Status& ca
     // cancellation of the calls the abort cut short.
     if (!abort_status_.ok()) status = abort_status_;
   }
-  Tensor value;
-  if (status.ok()) {
+  Tensor value = call.value;
+  if (status.ok() && !call.received_value) {
     Status parsed = Tensor::FromProto(call.response.tensor(), &value);
     if (!parsed.ok()) {
       status = errors::Internal("RecvTensor of ", call.request.rendezvous_key(),

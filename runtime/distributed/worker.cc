@@ -326,11 +326,12 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
 
   // The caller (the master, when another partition of the step failed)
   // cancels the whole step: receivers wake, no kernel starts any more.
-  call->SetCancelCallback([step] {
-    step->cancelled.store(true, std::memory_order_relaxed);
-    step->rendezvous->StartAbort(errors::Cancelled("RunGraph was cancelled"));
-    step->cancellation.StartCancel();
-  });
+  if (call != nullptr)
+    call->SetCancelCallback([step] {
+      step->cancelled.store(true, std::memory_order_relaxed);
+      step->rendezvous->StartAbort(errors::Cancelled("RunGraph was cancelled"));
+      step->cancellation.StartCancel();
+    });
   Executor::Args args;
   args.step_id = request.step_id();
   args.rendezvous = step->rendezvous.get();
@@ -341,7 +342,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
   graph.RunAsync(args, runner_,
                  [call, step, response, recv_keys = std::move(recv_keys),
                   done = std::move(*done)](const Status& run_status) {
-                   call->ClearCancelCallback();
+                   if (call != nullptr) call->ClearCancelCallback();
                    Status status = run_status;
                    if (!status.ok()) {
                      // Peers waiting for this step's values wake with the error.
@@ -381,47 +382,60 @@ void Worker::CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request
 
 void Worker::RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request,
                              RecvTensorResponse* response, StatusCallback done) {
-  const std::string& key = request->rendezvous_key();
+  RecvTensorValueAsync(call, *request,
+                       [response, done = std::move(done)](const Status& status, const Tensor& value,
+                                                          int64_t send_start_micros) {
+                         if (status.ok()) {
+                           value.AsProtoTensorContent(response->mutable_tensor());
+                           response->set_send_start_micros(send_start_micros);
+                         }
+                         done(status);
+                       });
+}
+
+void Worker::RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& request,
+                                  RecvTensorValueCallback done) {
+  const std::string& key = request.rendezvous_key();
   Rendezvous::ParsedKey parsed;
   Status status = Rendezvous::ParseKey(key, &parsed);
   if (!status.ok()) {
-    done(status);
+    done(status, Tensor(), 0);
     return;
   }
   Device* device = FindDevice(parsed.send_device);
   if (device == nullptr) {
     done(errors::InvalidArgument("RecvTensor of ", key, ": the sending device ", parsed.send_device,
-                                 " is not a device of ", task_name_));
+                                 " is not a device of ", task_name_),
+         Tensor(), 0);
     return;
   }
   if (device->incarnation() != parsed.send_device_incarnation) {
     done(errors::Aborted(
-        "RecvTensor expects a different device incarnation: ", parsed.send_device_incarnation,
-        " vs. ", device->incarnation(), ". Your worker job (\"", task_name_,
-        "\") was probably restarted. Check your worker job for the reason why "
-        "it was restarted."));
+             "RecvTensor expects a different device incarnation: ", parsed.send_device_incarnation,
+             " vs. ", device->incarnation(), ". Your worker job (\"", task_name_,
+             "\") was probably restarted. Check your worker job for the reason why "
+             "it was restarted."),
+         Tensor(), 0);
     return;
   }
-  std::shared_ptr<RemoteRendezvous> rendezvous = rendezvous_mgr_.FindOrCreate(request->step_id());
+  std::shared_ptr<RemoteRendezvous> rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
   // A cancelled call (deadline, caller gone, server stopping) stops waiting;
   // the step itself goes on. The flag covers a cancellation that comes
   // before the receiver is in place.
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   const Status cancelled_status = errors::Cancelled("RecvTensor of ", key, " was cancelled");
-  call->SetCancelCallback([rendezvous, key, cancelled, cancelled_status] {
-    cancelled->store(true);
-    rendezvous->CancelLocalRecv(key, cancelled_status);
-  });
+  if (call != nullptr)
+    call->SetCancelCallback([rendezvous, key, cancelled, cancelled_status] {
+      cancelled->store(true);
+      rendezvous->CancelLocalRecv(key, cancelled_status);
+    });
   rendezvous->RecvLocalAsync(
-      key, [call, response, done = std::move(done)](const Status& status, const Tensor& value) {
-        call->ClearCancelCallback();
-        if (status.ok()) {
-          value.AsProtoTensorContent(response->mutable_tensor());
-          response->set_send_start_micros(std::chrono::duration_cast<std::chrono::microseconds>(
-                                              std::chrono::system_clock::now().time_since_epoch())
-                                              .count());
-        }
-        done(status);
+      key, [call, done = std::move(done)](const Status& status, const Tensor& value) {
+        if (call != nullptr) call->ClearCancelCallback();
+        const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
+        done(status, value, now_micros);
       });
   // `call` may be gone by now; only shared state is touched.
   if (cancelled->load()) rendezvous->CancelLocalRecv(key, cancelled_status);

@@ -75,7 +75,16 @@ class Worker : public WorkerInterface {
   RendezvousMgr* rendezvous_mgr() { return &rendezvous_mgr_; }
 
   // WorkerInterface. Each finishes through `done`; RunGraph and RecvTensor
-  // may wait (for the step, for the value) and honour call->StartCancel().
+  // may wait (for the step, for the value) and honour call->StartCancel()
+  // (`call` may be null: the call cannot be cancelled then).
+  //
+  // Errors, as TensorFlow's: an unknown session or graph handle is ABORTED
+  // (the master then knows the worker restarted and lost them); a request
+  // that can never succeed (malformed key or tensor, a node on a device of
+  // another task, feeds or fetches the graph does not have) is
+  // INVALID_ARGUMENT; RunGraph's partial runs are UNIMPLEMENTED. RunGraph
+  // must send every client-terminated _Recv of the graph and may fetch any
+  // client-terminated _Send, both by the rendezvous key of the node's attrs.
   void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
                       GetStatusResponse* response, StatusCallback done) override;
   void CreateWorkerSessionAsync(CallOptions* call, const CreateWorkerSessionRequest* request,
@@ -96,6 +105,14 @@ class Worker : public WorkerInterface {
                        CleanupAllResponse* response, StatusCallback done) override;
   void RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request,
                        RecvTensorResponse* response, StatusCallback done) override;
+
+  // RecvTensor handing over the tensor itself rather than a TensorProto, so
+  // a transport can send its buffer without copying it (tensor_coding.h).
+  // `send_start_micros` is when the value was handed over.
+  using RecvTensorValueCallback =
+      std::function<void(const Status& status, const Tensor& value, int64_t send_start_micros)>;
+  void RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& request,
+                            RecvTensorValueCallback done);
 
  private:
   struct Step;

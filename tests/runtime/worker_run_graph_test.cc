@@ -4,8 +4,12 @@
 // (or kept apart), cleanup, and cancellation of a step in flight.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "tests/runtime/worker_test_util.h"
 
@@ -116,6 +120,83 @@ TEST(WorkerRunGraphTest, AValueCrossesBetweenTwoWorkersByRecvTensor) {
     EXPECT_EQ(a.worker()->rendezvous_mgr()->size(), 0u);
     EXPECT_EQ(b.worker()->rendezvous_mgr()->size(), 0u);
   }
+}
+
+TEST(WorkerRunGraphTest, ManyStepsAtOnceAcrossTwoWorkers) {
+  TestWorker a("ps", 0);
+  TestWorker b("worker", 0);
+  const ClusterDef cluster = ClusterOf({{"ps", &a}, {"worker", &b}});
+  ASSERT_TRUE(CreateSession(a.client(), "s", false, cluster).ok());
+  ASSERT_TRUE(CreateSession(b.client(), "s", false, cluster).ok());
+  CrossWorkerGraphs graphs = CrossGraphs(a, b);
+  std::string handle_a, handle_b;
+  ASSERT_TRUE(Register(a.client(), graphs.on_a, &handle_a, "s").ok());
+  ASSERT_TRUE(Register(b.client(), graphs.on_b, &handle_b, "s").ok());
+  constexpr int kThreads = 6;
+  constexpr int kStepsPerThread = 8;
+  std::vector<std::thread> threads;
+  std::atomic<int> good_steps{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kStepsPerThread; ++i) {
+        const int64_t step_id = 5000 + t * 100 + i;
+        RunGraphRequest run_b = RunRequest(handle_b, step_id, "s");
+        run_b.add_recv_key(ClientKey(b, "d"));
+        RunGraphResponse response_a, response_b;
+        CallOptions call_a, call_b;
+        call_a.SetTimeout(kCallTimeoutMs);
+        call_b.SetTimeout(kCallTimeoutMs);
+        RunGraphRequest run_a = RunRequest(handle_a, step_id, "s");
+        // Both partitions at once, as a master starts them.
+        std::mutex mu;
+        std::condition_variable cv;
+        int pending = 2;
+        Status status_a, status_b;
+        auto finished = [&](Status* into) {
+          return [&, into](const Status& status) {
+            std::lock_guard<std::mutex> lock(mu);
+            *into = status;
+            if (--pending == 0) cv.notify_all();
+          };
+        };
+        b.client()->RunGraphAsync(&call_b, &run_b, &response_b, finished(&status_b));
+        a.client()->RunGraphAsync(&call_a, &run_a, &response_a, finished(&status_a));
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return pending == 0; });  // bounded by the calls' timeouts
+        }
+        if (status_a.ok() && status_b.ok() && response_b.recv_size() == 1 &&
+            ScalarOf(response_b.recv(0).tensor()) == 16.0f) {
+          ++good_steps;
+        }
+        CleanupGraphRequest cleanup;
+        cleanup.set_step_id(step_id);
+        CleanupGraphResponse cleaned;
+        a.client()->CleanupGraph(cleanup, &cleaned, kCallTimeoutMs);
+        b.client()->CleanupGraph(cleanup, &cleaned, kCallTimeoutMs);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(good_steps.load(), kThreads * kStepsPerThread);
+  EXPECT_EQ(a.worker()->rendezvous_mgr()->size(), 0u);
+  EXPECT_EQ(b.worker()->rendezvous_mgr()->size(), 0u);
+}
+
+TEST(WorkerRunGraphTest, AWorkerCalledDirectlyWithoutCallOptions) {
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle).ok());
+  RunGraphRequest request = RunRequest(handle, 1);
+  *request.add_send() = Named(ClientKey(worker, "x"), Scalar(5));
+  request.add_recv_key(ClientKey(worker, "y"));
+  RunGraphResponse response;
+  Status status = CallAndWait([&](CallOptions*, WorkerInterface::StatusCallback done) {
+    worker.worker()->RunGraphAsync(nullptr, &request, &response, std::move(done));
+  });
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(response.recv_size(), 1);
+  EXPECT_EQ(ScalarOf(response.recv(0).tensor()), 11.0f);
 }
 
 TEST(WorkerRunGraphTest, AFailingStepWakesItsRemoteReceiverWithTheError) {
