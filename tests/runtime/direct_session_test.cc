@@ -57,15 +57,16 @@ TEST(SessionFactoryTest, EmptyTargetMakesADirectSession) {
   EXPECT_NE(dynamic_cast<DirectSession*>(session.get()), nullptr);
 }
 
-TEST(SessionFactoryTest, GrpcTargetIsNotAcceptedYet) {
+TEST(SessionFactoryTest, AnUnknownSchemeListsTheRegisteredFactories) {
   SessionOptions options;
-  options.target = "grpc://localhost:2222";
+  options.target = "carrier-pigeon://localhost:2222";
   std::unique_ptr<Session> session;
   const Status status = NewSession(options, &session);
   EXPECT_EQ(status.code(), Code::NOT_FOUND);
   EXPECT_EQ(status.message(),
             "No session factory registered for the given session options: "
-            "{target: \"grpc://localhost:2222\"} Registered factories are {DIRECT_SESSION}.");
+            "{target: \"carrier-pigeon://localhost:2222\"} Registered factories are "
+            "{DIRECT_SESSION, GRPC_SESSION}.");
   EXPECT_EQ(session, nullptr);
 }
 
