@@ -176,7 +176,8 @@ test-c: $(C_TEST_BINS)
 	@for t in $(C_TEST_BINS); do \
 	  echo "== $$t"; (cd tests/c && ../../$$t) || exit 1; \
 	  (cd tests/c && valgrind -q --error-exitcode=9 --leak-check=full --suppressions=valgrind.supp \
-	      --errors-for-leak-kinds=definite,indirect ../../$$t > /dev/null) || exit 1; \
+	      --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+	      ../../$$t > /dev/null) || exit 1; \
 	done
 
 test-python: python $(FUZZ_BINS)

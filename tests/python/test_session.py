@@ -232,7 +232,7 @@ def test_run_options_timeout_ends_a_blocked_step():
 
 def test_unknown_target_is_not_found():
     with pytest.raises(tf.errors.NotFoundError):
-        tf.Session("grpc://localhost:1")
+        tf.Session("carrier-pigeon://localhost:1")
 
 
 def test_config_must_be_a_config_proto():
