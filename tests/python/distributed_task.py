@@ -4,8 +4,9 @@ starts, run as its own process.
 Every task prints "READY <target>" once its server runs and serves until it
 is stopped. A worker given --steps also trains a linear model through its
 own server for that many steps, with the variables placed on the ps by
-replica_device_setter, then prints "DONE <local steps>" (and serves on: the
-other workers may still need it)."""
+replica_device_setter: it prints "STARTED" once its session is ready (for
+the chief: once it initialized the variables) and "DONE <local steps>" at
+the end, and serves on (the other workers may still need it)."""
 
 import argparse
 import json
@@ -27,9 +28,13 @@ def train(server, cluster, task_index, steps):
     inputs = np.linspace(-1, 1, 32, dtype=np.float32).reshape(-1, 1)
     targets = 3 * inputs + 0.5
     local_steps = 0
+    # As TensorFlow's users do: each worker's sessions see only the ps and
+    # itself, so they neither wait for nor depend on the other workers.
+    config = tf.ConfigProto(device_filters=["/job:ps", worker_device])
     with tf.train.MonitoredTrainingSession(
-        master=server.target, is_chief=(task_index == 0), max_wait_secs=60
+        master=server.target, is_chief=(task_index == 0), config=config, max_wait_secs=60
     ) as session:
+        print("STARTED", flush=True)
         while local_steps < steps:
             session.run(train_op, {x: inputs, y: targets})
             local_steps += 1
