@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <condition_variable>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <mutex>
