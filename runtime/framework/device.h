@@ -34,12 +34,13 @@ class VariableStore {
   Variable* LookupOrCreate(const std::string& name);
   // Null when absent.
   Variable* Lookup(const std::string& name);
-  // Makes every variable uninitialized again (Session Reset). The objects
-  // stay, since kernels keep pointers to them; their values go.
+  // Makes every variable uninitialized again and frees its value (a
+  // worker's CleanupAll, a master's Reset). The Variable objects stay, since
+  // kernels keep pointers to them; the next run must initialize them anew.
   void Clear() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& entry : variables_) {
-      std::lock_guard<std::mutex> value_lock(entry.second->mu);
+      std::lock_guard<std::mutex> variable_lock(entry.second->mu);
       entry.second->tensor = Tensor();
     }
   }
