@@ -42,6 +42,12 @@ Status GrpcServer::Create(const GrpcServerOptions& options, std::unique_ptr<Grpc
 Status GrpcServer::Create(const ServerDef& server_def, std::unique_ptr<GrpcServer>* server) {
   GrpcServerOptions options;
   TW_RETURN_IF_ERROR(GrpcServerOptionsFromServerDef(server_def, &options));
+  // Port 0: the port is picked now, so the cluster the services see (a
+  // master finds its own worker there) names the address clients will use.
+  if (options.port == 0) {
+    TW_RETURN_IF_ERROR(PickFreePort(options.host, &options.port));
+    options.server_def = WithOwnPort(options.server_def, options.port);
+  }
   return Create(options, server);
 }
 
@@ -130,22 +136,13 @@ int GrpcServer::bound_port() const {
 std::string GrpcServer::target() const {
   const std::string& host =
       options_.advertised_host.empty() ? options_.host : options_.advertised_host;
-  return StrCat("grpc://", HostPort(host, bound_port()));
+  const int port = bound_port();
+  return StrCat("grpc://", HostPort(host, port != 0 ? port : options_.port));
 }
 
 ServerDef GrpcServer::server_def() const {
-  ServerDef def = options_.server_def;
   const int port = bound_port();
-  if (port == 0) return def;
-  for (JobDef& job : *def.mutable_cluster()->mutable_job()) {
-    if (job.name() != def.job_name()) continue;
-    auto task = job.mutable_tasks()->find(def.task_index());
-    if (task == job.mutable_tasks()->end()) continue;
-    std::string host;
-    int old_port = 0;
-    if (SplitHostPort(task->second, &host, &old_port).ok()) task->second = HostPort(host, port);
-  }
-  return def;
+  return port == 0 ? options_.server_def : WithOwnPort(options_.server_def, port);
 }
 
 }  // namespace tensorweave

@@ -68,6 +68,8 @@ class GrpcServer {
   static Status Create(const GrpcServerOptions& options, std::unique_ptr<GrpcServer>* server);
   // The server of task server_def.task_index of job server_def.job_name;
   // errors as GrpcServerOptionsFromServerDef (server_def_util.h) and as above.
+  // A port of 0 is picked here (PickFreePort), as TensorFlow's servers know
+  // their port once created; UNAVAILABLE if none can be.
   static Status Create(const ServerDef& server_def, std::unique_ptr<GrpcServer>* server);
 
   // Stops (with a short deadline) if still serving.
@@ -94,12 +96,14 @@ class GrpcServer {
   // TensorFlow.
   void Join();
 
-  // The bound port (after Start), and "grpc://host:port".
+  // The bound port (after Start; 0 before), and "grpc://host:port" (for a
+  // server made from a ServerDef, the port is known from Create on).
   int bound_port() const;
   std::string target() const;
 
   // The ServerDef it was created from, with this task's address carrying
-  // the bound port once started (so a port 0 reads as the real one).
+  // the server's port (a ServerDef's port 0 is picked at Create, so the
+  // services and target() know the real one before Start).
   ServerDef server_def() const;
 
   const GrpcWorkerService& worker_service() const { return *worker_service_; }
