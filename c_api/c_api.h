@@ -1110,8 +1110,9 @@ typedef struct TF_Server TF_Server;
 
 /* A server for the task `proto[0, proto_len)` describes: a serialized
  * ServerDef (cluster, job_name, task_index, default_session_config,
- * protocol "grpc"). It will listen on the task's address in the cluster
- * (port 0: a free port), and does not listen until TF_ServerStart. On
+ * protocol "grpc"). It will listen on the task's address in the cluster;
+ * a port of 0 is replaced by a free one now, so TF_ServerTarget names the
+ * real port from the start. Nothing listens until TF_ServerStart. On
  * success returns a new server, which the caller frees with TF_DeleteServer.
  * On failure returns NULL: TF_INVALID_ARGUMENT for bytes that do not parse,
  * a task the job does not have or an address without a port; TF_INTERNAL
@@ -1135,8 +1136,8 @@ TF_CAPI_EXPORT extern void TF_ServerStop(TF_Server* server, TF_Status* status);
  * start (as in TensorFlow). */
 TF_CAPI_EXPORT extern void TF_ServerJoin(TF_Server* server, TF_Status* status);
 
-/* "grpc://host:port", the target sessions use to reach this server; after
- * TF_ServerStart the port is the bound one (also when the ServerDef said 0).
+/* "grpc://host:port", the target sessions use to reach this server (the
+ * port picked at TF_NewServer when the ServerDef said 0).
  * The string belongs to `server` and stays valid until it is deleted. NULL
  * for a NULL server. */
 TF_CAPI_EXPORT extern const char* TF_ServerTarget(TF_Server* server);

@@ -46,12 +46,7 @@ Status GrpcServer::CreateServices() {
   MasterOptions master_options;
   master_options.server_def = server_def;
   // The master reaches the cluster's workers, its own included, over gRPC.
-  // Its own address may say port 0 until Start binds one; by the time the
-  // master needs the cache (its first session), it has.
-  master_options.worker_cache_factory = [this](const ClusterDef& cluster,
-                                               std::unique_ptr<WorkerCacheInterface>* cache) {
-    return NewGrpcWorkerCache(WithBoundPort(cluster), cache);
-  };
+  master_options.worker_cache_factory = NewGrpcWorkerCache;
   std::unique_ptr<GrpcMasterService> master;
   TW_RETURN_IF_ERROR(GrpcMasterService::Create(master_options, &master));
   services_.push_back(std::move(master));
@@ -62,27 +57,18 @@ std::string GrpcServer::AdvertisedHost() const {
   return options_.advertised_host.empty() ? options_.host : options_.advertised_host;
 }
 
-ClusterDef GrpcServer::WithBoundPort(const ClusterDef& cluster) const {
-  ClusterDef patched = cluster;
-  const int port = bound_port();
-  if (port == 0) return patched;
-  for (JobDef& job : *patched.mutable_job()) {
-    if (job.name() != options_.worker.job_name) continue;
-    auto task = job.mutable_tasks()->find(options_.worker.task_index);
-    if (task == job.mutable_tasks()->end()) continue;
-    const std::string& address = task->second;
-    const size_t colon = address.rfind(':');
-    if (colon != std::string::npos && address.substr(colon + 1) == "0") {
-      task->second = HostPort(AdvertisedHost(), port);
-    }
-  }
-  return patched;
-}
-
-Status GrpcServer::Create(const GrpcServerOptions& options, std::unique_ptr<GrpcServer>* server) {
+Status GrpcServer::Create(GrpcServerOptions options, std::unique_ptr<GrpcServer>* server) {
   if (options.host.empty()) return errors::InvalidArgument("server host is empty");
   if (options.port < 0 || options.port > 65535) {
     return errors::InvalidArgument("server port ", options.port, " is outside 0..65535");
+  }
+  // Port 0: the port is picked now, so the cluster the services see (a
+  // master finds its own worker there) names the address clients will use.
+  if (options.port == 0) {
+    TW_RETURN_IF_ERROR(PickFreePort(options.host, &options.port));
+    if (options.server_def.cluster().job_size() > 0) {
+      options.server_def = WithOwnPort(options.server_def, options.port);
+    }
   }
   std::unique_ptr<GrpcServer> created(new GrpcServer(options));
   TW_RETURN_IF_ERROR(created->CreateServices());
@@ -93,7 +79,7 @@ Status GrpcServer::Create(const GrpcServerOptions& options, std::unique_ptr<Grpc
 Status GrpcServer::Create(const ServerDef& server_def, std::unique_ptr<GrpcServer>* server) {
   GrpcServerOptions options;
   TW_RETURN_IF_ERROR(GrpcServerOptionsFromServerDef(server_def, &options));
-  return Create(options, server);
+  return Create(std::move(options), server);
 }
 
 GrpcServer::~GrpcServer() { Stop(std::chrono::milliseconds(100)); }
@@ -180,22 +166,13 @@ int GrpcServer::bound_port() const {
 }
 
 std::string GrpcServer::target() const {
-  return StrCat("grpc://", HostPort(AdvertisedHost(), bound_port()));
+  const int port = bound_port();
+  return StrCat("grpc://", HostPort(AdvertisedHost(), port != 0 ? port : options_.port));
 }
 
 ServerDef GrpcServer::server_def() const {
-  ServerDef def = options_.server_def;
   const int port = bound_port();
-  if (port == 0) return def;
-  for (JobDef& job : *def.mutable_cluster()->mutable_job()) {
-    if (job.name() != def.job_name()) continue;
-    auto task = job.mutable_tasks()->find(def.task_index());
-    if (task == job.mutable_tasks()->end()) continue;
-    std::string host;
-    int old_port = 0;
-    if (SplitHostPort(task->second, &host, &old_port).ok()) task->second = HostPort(host, port);
-  }
-  return def;
+  return port == 0 ? options_.server_def : WithOwnPort(options_.server_def, port);
 }
 
 }  // namespace tensorweave

@@ -69,8 +69,10 @@ class GrpcServer {
   static constexpr std::chrono::milliseconds kStopGracePeriod{1000};
 
   // INVALID_ARGUMENT for a port outside 0..65535, an empty host or invalid
-  // worker options. Nothing is bound until Start.
-  static Status Create(const GrpcServerOptions& options, std::unique_ptr<GrpcServer>* server);
+  // worker options. A port of 0 is picked here (PickFreePort), as
+  // TensorFlow's servers know their port once created; UNAVAILABLE if none
+  // can be. Nothing listens until Start.
+  static Status Create(GrpcServerOptions options, std::unique_ptr<GrpcServer>* server);
   // The server of task server_def.task_index of job server_def.job_name;
   // errors as GrpcServerOptionsFromServerDef (server_def_util.h) and as above.
   static Status Create(const ServerDef& server_def, std::unique_ptr<GrpcServer>* server);
@@ -99,12 +101,14 @@ class GrpcServer {
   // TensorFlow.
   void Join();
 
-  // The bound port (after Start), and "grpc://host:port".
+  // The bound port (after Start; 0 before), and "grpc://host:port" (for a
+  // server made from a ServerDef, the port is known from Create on).
   int bound_port() const;
   std::string target() const;
 
   // The ServerDef it was created from, with this task's address carrying
-  // the bound port once started (so a port 0 reads as the real one).
+  // the server's port (a ServerDef's port 0 is picked at Create, so the
+  // services and target() know the real one before Start).
   ServerDef server_def() const;
 
   const GrpcWorkerService& worker_service() const { return *worker_service_; }
@@ -118,9 +122,6 @@ class GrpcServer {
   Status CreateServices();
   // The host clients are told to use.
   std::string AdvertisedHost() const;
-  // `cluster` with this server's own task at its bound port when the
-  // cluster says port 0 (unchanged before Start).
-  ClusterDef WithBoundPort(const ClusterDef& cluster) const;
 
   enum class State { kCreated, kServing, kStopped };
 

@@ -45,18 +45,10 @@ Status Master::Create(MasterOptions options, std::unique_ptr<Master>* master) {
     return errors::InvalidArgument("The server's cluster has no task ", server.task_index(),
                                    " in job '", server.job_name(), "'");
   }
+  std::unique_ptr<WorkerCacheInterface> cache;
+  TW_RETURN_IF_ERROR(options.worker_cache_factory(server.cluster(), &cache));
   std::string task = TaskName(server.job_name(), server.task_index());
-  master->reset(new Master(std::move(options), std::move(task)));
-  return Status::OK();
-}
-
-Status Master::ServerWorkerCache(WorkerCacheInterface** cache) {
-  std::lock_guard<std::mutex> lock(worker_cache_mu_);
-  if (worker_cache_ == nullptr) {
-    TW_RETURN_IF_ERROR(
-        options_.worker_cache_factory(options_.server_def.cluster(), &worker_cache_));
-  }
-  *cache = worker_cache_.get();
+  master->reset(new Master(std::move(options), std::move(task), std::move(cache)));
   return Status::OK();
 }
 
@@ -89,7 +81,7 @@ Status Master::SessionOptionsFor(const CreateSessionRequest& request,
   options->config = config;
   options->cluster = options_.server_def.cluster();
   options->master_task = task_;
-  TW_RETURN_IF_ERROR(ServerWorkerCache(&options->worker_cache));
+  options->worker_cache = worker_cache_.get();
   if (config.cluster_def().job_size() > 0) {
     // The client brought its own cluster (ClusterSpec propagation): this
     // master is the task whose address the client dialled.
@@ -209,13 +201,11 @@ Status Master::ListDevices(const ListDevicesRequest& request, ListDevicesRespons
     session->ListDevices(response);
     return Status::OK();
   }
-  WorkerCacheInterface* worker_cache = nullptr;
-  TW_RETURN_IF_ERROR(ServerWorkerCache(&worker_cache));
   std::vector<std::string> tasks;
-  worker_cache->ListWorkers(&tasks);
+  worker_cache_->ListWorkers(&tasks);
   std::vector<proto::DeviceAttributes> devices;
   TW_RETURN_IF_ERROR(FindClusterDevices(
-      worker_cache, tasks, DiscoveryTimeoutMs(options_.server_def.default_session_config()),
+      worker_cache_.get(), tasks, DiscoveryTimeoutMs(options_.server_def.default_session_config()),
       &devices));
   for (const proto::DeviceAttributes& device : devices) {
     const bool local = TaskOfDevice(device.name()) == task_;
@@ -235,17 +225,15 @@ Status Master::Reset(const ResetRequest& request, ResetResponse* response) {
   Status status;
   for (auto& entry : sessions) status.Update(entry.second->Close());
 
-  WorkerCacheInterface* worker_cache = nullptr;
-  TW_RETURN_IF_ERROR(ServerWorkerCache(&worker_cache));
   std::vector<std::string> tasks;
-  worker_cache->ListWorkers(&tasks);
+  worker_cache_->ListWorkers(&tasks);
   tasks = filters.SelectTasks(tasks, task_);
   CleanupAllRequest cleanup;
   for (const std::string& container : request.container()) cleanup.add_container(container);
   std::vector<CleanupAllResponse> responses(tasks.size());
   CallAll(static_cast<int>(tasks.size()), MasterSession::kDefaultControlCallTimeoutMs,
           [&](int i, CallOptions* call, WorkerInterface::StatusCallback done) {
-            WorkerInterface* worker = worker_cache->GetOrCreateWorker(tasks[i]);
+            WorkerInterface* worker = worker_cache_->GetOrCreateWorker(tasks[i]);
             if (worker == nullptr) return done(Status::OK());
             worker->CleanupAllAsync(call, &cleanup, &responses[i], std::move(done));
           });

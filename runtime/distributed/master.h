@@ -77,13 +77,8 @@ class Master {
   int num_sessions() const;
 
  private:
-  Master(MasterOptions options, std::string task)
-      : options_(std::move(options)), task_(std::move(task)) {}
-
-  // The worker cache of the server's cluster, made on first use: a server
-  // listening on port 0 knows its own address only once it has started,
-  // and its factory needs that address.
-  Status ServerWorkerCache(WorkerCacheInterface** cache);
+  Master(MasterOptions options, std::string task, std::unique_ptr<WorkerCacheInterface> cache)
+      : options_(std::move(options)), task_(std::move(task)), worker_cache_(std::move(cache)) {}
 
   Status FindSession(const std::string& handle, std::shared_ptr<MasterSession>* session) const;
   // The options of a new session: its cluster, worker cache, master task
@@ -92,9 +87,7 @@ class Master {
 
   const MasterOptions options_;
   const std::string task_;
-
-  std::mutex worker_cache_mu_;
-  std::unique_ptr<WorkerCacheInterface> worker_cache_;  // guarded by worker_cache_mu_
+  const std::unique_ptr<WorkerCacheInterface> worker_cache_;
 
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<MasterSession>> sessions_;

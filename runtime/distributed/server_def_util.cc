@@ -1,5 +1,11 @@
 #include "runtime/distributed/server_def_util.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
 #include "runtime/distributed/grpc_server.h"
 
 namespace tensorweave {
@@ -59,6 +65,53 @@ Status GrpcServerOptionsFromServerDef(const ServerDef& server_def, GrpcServerOpt
   options->worker.config = server_def.default_session_config();
   options->server_def = server_def;
   return Status::OK();
+}
+
+Status PickFreePort(const std::string& host, int* port) {
+  // getaddrinfo wants "::1", not "[::1]".
+  const std::string bare = host.size() > 2 && host.front() == '[' && host.back() == ']'
+                               ? host.substr(1, host.size() - 2)
+                               : host;
+  addrinfo hints;
+  std::memset(&hints, 0, sizeof(hints));
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(bare.c_str(), "0", &hints, &found) != 0 || found == nullptr) {
+    return errors::Unavailable("could not resolve \"", host, "\" to pick a free port");
+  }
+  Status status = errors::Unavailable("could not pick a free port on ", host);
+  for (addrinfo* address = found; address != nullptr; address = address->ai_next) {
+    const int fd = socket(address->ai_family, address->ai_socktype, address->ai_protocol);
+    if (fd < 0) continue;
+    sockaddr_storage bound;
+    socklen_t length = sizeof(bound);
+    if (bind(fd, address->ai_addr, address->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) == 0) {
+      *port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+      status = Status::OK();
+    }
+    close(fd);
+    if (status.ok()) break;
+  }
+  freeaddrinfo(found);
+  return status;
+}
+
+ServerDef WithOwnPort(const ServerDef& server_def, int port) {
+  ServerDef result = server_def;
+  for (JobDef& job : *result.mutable_cluster()->mutable_job()) {
+    if (job.name() != result.job_name()) continue;
+    auto task = job.mutable_tasks()->find(result.task_index());
+    std::string host;
+    int old_port = 0;
+    if (task != job.mutable_tasks()->end() && SplitHostPort(task->second, &host, &old_port).ok()) {
+      task->second = StrCat(host, ":", port);
+    }
+  }
+  return result;
 }
 
 }  // namespace tensorweave

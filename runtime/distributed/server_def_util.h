@@ -41,6 +41,17 @@ Status TaskAddress(const ServerDef& server_def, std::string* address);
 //   devices default_session_config.device_count asks for.
 Status GrpcServerOptionsFromServerDef(const ServerDef& server_def, GrpcServerOptions* options);
 
+// A port of `host` that is free now (the kernel's pick for port 0), so a
+// server can know its address, and tell its services, before it listens.
+// Another process could take it before the server binds it; the server's
+// Start then fails with UNAVAILABLE. UNAVAILABLE when `host` does not
+// resolve to a local address.
+Status PickFreePort(const std::string& host, int* port);
+
+// `server_def` with the address of its own task set to host:`port` (the
+// task's host kept).
+ServerDef WithOwnPort(const ServerDef& server_def, int port);
+
 }  // namespace tensorweave
 
 #endif  // TENSORWEAVE_DISTRIBUTED_SERVER_DEF_UTIL_H_

@@ -81,10 +81,17 @@ def listening(port):
         return False
 
 
-def test_TF_NewServer_makes_a_server_that_does_not_listen_yet(api, lib, new_server):
-    server = new_server()
+def test_TF_NewServer_picks_the_port_but_does_not_listen_yet(api, lib, new_server):
+    server = new_server()  # localhost:0
     assert server != api.ffi.NULL
-    assert target_of(api, lib, server) == "grpc://localhost:0"
+    target = target_of(api, lib, server)
+    assert target.startswith("grpc://localhost:")
+    port = port_of(api, lib, server)
+    assert port > 0
+    assert not listening(port)
+    api.call(lib.TF_ServerStart, server)
+    assert target_of(api, lib, server) == target  # the port picked at creation
+    assert listening(port)
 
 
 @pytest.mark.parametrize(

@@ -58,12 +58,15 @@ def test_create_local_server_serves_on_localhost_at_a_free_port(servers):
     assert server.server_def.protocol == "grpc"
 
 
-def test_a_server_not_started_has_port_0_and_starts_on_request(servers):
+def test_a_server_knows_its_port_before_it_starts_and_listens_once_started(servers):
     server = tf.train.Server.create_local_server(start=False)
     servers.append(server)
-    assert server.target == "grpc://localhost:0"
+    target = server.target
+    assert target.startswith("grpc://localhost:")
+    assert not listening(port_of(target))
     server.start()
-    assert listening(port_of(server.target))
+    assert server.target == target
+    assert listening(port_of(target))
     with pytest.raises(tf.errors.FailedPreconditionError):
         server.start()
 
