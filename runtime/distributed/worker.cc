@@ -222,6 +222,12 @@ void Worker::DeleteWorkerSessionAsync(CallOptions* call, const DeleteWorkerSessi
     if (found != sessions_.end()) {
       session = std::move(found->second);
       sessions_.erase(found);
+      // Its master's record of it goes too, or every session ever made
+      // would stay listed.
+      for (auto it = sessions_of_master_.begin(); it != sessions_of_master_.end();) {
+        it = it->second.session_handle == request->session_handle() ? sessions_of_master_.erase(it)
+                                                                    : std::next(it);
+      }
     }
   }
   // Deleting a session that is not there (any more) is not an error, as in

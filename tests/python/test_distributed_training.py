@@ -30,8 +30,8 @@ def free_ports(count):
     return ports
 
 
-def start_task(cluster, job, task, steps=0):
-    env = dict(os.environ)
+def start_task(cluster, job, task, steps=0, env=None):
+    env = dict(os.environ, **(env or {}))
     env["PYTHONPATH"] = os.pathsep.join(
         [
             os.path.join(os.path.dirname(__file__), "..", "..", "python"),
