@@ -45,8 +45,19 @@ Status GrpcServer::CreateServices() {
 
   MasterOptions master_options;
   master_options.server_def = server_def;
-  // The master reaches the cluster's workers, its own included, over gRPC.
-  master_options.worker_cache_factory = NewGrpcWorkerCache;
+  // The master reaches the cluster's workers over gRPC, and this server's
+  // own worker directly.
+  Worker* local_worker = worker_service_->worker();
+  const std::string local_task =
+      StrCat("/job:", server_def.job_name(), "/replica:0/task:", server_def.task_index());
+  master_options.worker_cache_factory = [local_worker, local_task](
+                                            const ClusterDef& cluster,
+                                            std::unique_ptr<WorkerCacheInterface>* cache) {
+    std::unique_ptr<WorkerCacheInterface> remote;
+    TW_RETURN_IF_ERROR(NewGrpcWorkerCache(cluster, &remote));
+    *cache = WithLocalWorker(std::move(remote), local_task, local_worker);
+    return Status::OK();
+  };
   std::unique_ptr<GrpcMasterService> master;
   TW_RETURN_IF_ERROR(GrpcMasterService::Create(master_options, &master));
   services_.push_back(std::move(master));

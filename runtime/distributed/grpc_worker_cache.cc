@@ -52,7 +52,33 @@ class GrpcWorkerCache final : public WorkerCacheInterface {
   std::map<std::string, std::unique_ptr<WorkerInterface>> workers_;  // guarded by mu_
 };
 
+class CacheWithLocalWorker final : public WorkerCacheInterface {
+ public:
+  CacheWithLocalWorker(std::unique_ptr<WorkerCacheInterface> cache, std::string local_task,
+                       WorkerInterface* local_worker)
+      : cache_(std::move(cache)), local_task_(std::move(local_task)), local_worker_(local_worker) {}
+
+  void ListWorkers(std::vector<std::string>* tasks) const override { cache_->ListWorkers(tasks); }
+
+  WorkerInterface* GetOrCreateWorker(const std::string& name) override {
+    std::string task;
+    if (TaskOfName(name, &task) && task == local_task_) return local_worker_;
+    return cache_->GetOrCreateWorker(name);
+  }
+
+ private:
+  const std::unique_ptr<WorkerCacheInterface> cache_;
+  const std::string local_task_;
+  WorkerInterface* const local_worker_;
+};
+
 }  // namespace
+
+std::unique_ptr<WorkerCacheInterface> WithLocalWorker(std::unique_ptr<WorkerCacheInterface> cache,
+                                                      const std::string& local_task,
+                                                      WorkerInterface* local_worker) {
+  return std::make_unique<CacheWithLocalWorker>(std::move(cache), local_task, local_worker);
+}
 
 Status NewGrpcWorkerCache(const ClusterDef& cluster, std::unique_ptr<WorkerCacheInterface>* cache) {
   std::map<std::string, std::string> addresses;

@@ -40,6 +40,15 @@ class WorkerCacheInterface {
 // task without an address).
 Status NewGrpcWorkerCache(const ClusterDef& cluster, std::unique_ptr<WorkerCacheInterface>* cache);
 
+// `cache`, except that calls to `local_task` ("/job:J/replica:0/task:T") go
+// straight to `local_worker` in this process instead of through gRPC, as
+// TensorFlow's servers call their own worker: a master sharing a process
+// with its worker saves a round trip per call. `local_worker` is not owned
+// and must outlive the returned cache.
+std::unique_ptr<WorkerCacheInterface> WithLocalWorker(std::unique_ptr<WorkerCacheInterface> cache,
+                                                      const std::string& local_task,
+                                                      WorkerInterface* local_worker);
+
 }  // namespace tensorweave
 
 #endif  // TENSORWEAVE_DISTRIBUTED_WORKER_CACHE_H_

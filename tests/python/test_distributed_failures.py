@@ -66,14 +66,20 @@ def test_worker_killed_mid_step_fails_fast_then_restart_aborts_old_session(proce
         session = tf.Session(target)
         assert session.run(small) == 2.0
 
-        killer = threading.Timer(1.0, worker.kill)
+        killed_at = []
+
+        def kill_worker():
+            worker.kill()
+            killed_at.append(time.monotonic())
+
+        killer = threading.Timer(1.0, kill_worker)
         killer.start()
         error, _ = run_and_time(session, total)
-        killed_at = time.monotonic()
+        failed_at = time.monotonic()
         killer.join()
         assert isinstance(error, tf.errors.UnavailableError), error
-        # The step ended within 1 s of the kill.
-        assert time.monotonic() - killed_at < 1.0
+        assert killed_at, "the step ended before the worker was killed"
+        assert failed_at - killed_at[0] < 1.0, "the step failed within 1 s of the kill"
 
         error, elapsed = run_and_time(session, small)
         assert isinstance(error, tf.errors.UnavailableError), error
@@ -102,12 +108,20 @@ def test_master_that_stops_answering_is_noticed_without_a_timeout(processes):
     with tf.Graph().as_default():
         total = slow_graph("/job:localhost/task:0", depth=200)
         session = tf.Session(f"grpc://localhost:{port}")
-        freezer = threading.Timer(1.0, lambda: os.kill(master.pid, signal.SIGSTOP))
+        frozen_at = []
+
+        def freeze_master():
+            os.kill(master.pid, signal.SIGSTOP)
+            frozen_at.append(time.monotonic())
+
+        freezer = threading.Timer(1.0, freeze_master)
         freezer.start()
-        error, elapsed = run_and_time(session, total)
+        error, _ = run_and_time(session, total)
+        failed_at = time.monotonic()
         freezer.join()
         assert isinstance(error, tf.errors.UnavailableError), error
-        assert elapsed < 1.0 + 10.0
+        assert frozen_at, "the step ended before the master froze"
+        assert failed_at - frozen_at[0] < 10.0, "keepalive noticed within 10 s"
         # Closing cannot reach the frozen master either, and says so.
         with pytest.raises(tf.errors.UnavailableError):
             session.close()
