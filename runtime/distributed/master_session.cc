@@ -661,6 +661,7 @@ Status MasterSession::EnsureWorkerSession(const std::string& task, WorkerInterfa
   request.set_session_handle(options_.handle);
   request.set_isolate_session_state(options_.config.isolate_session_state());
   request.set_master_task(options_.master_task);
+  request.set_master_incarnation(options_.master_incarnation);
   ServerDef* server_def = request.mutable_server_def();
   *server_def->mutable_cluster() = options_.cluster;
   int task_index = 0;

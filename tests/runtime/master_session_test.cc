@@ -279,6 +279,9 @@ TEST_F(MasterSessionTest, PartitionsPerTaskWithClientTerminatedFeedsAndFetches) 
     EXPECT_EQ(worker->registered.begin()->second.session_handle(), handle);
     EXPECT_TRUE(worker->registered.begin()->second.create_worker_session_called());
   }
+  EXPECT_GT(worker0->create_sessions[0].master_incarnation(), 0);
+  EXPECT_EQ(worker0->create_sessions[0].master_incarnation(),
+            ps0->create_sessions[0].master_incarnation());
   EXPECT_EQ(worker0->create_sessions[0].server_def().job_name(), "worker");
   EXPECT_EQ(worker0->create_sessions[0].server_def().task_index(), 0);
   EXPECT_EQ(ps0->create_sessions[0].server_def().job_name(), "ps");
