@@ -337,6 +337,44 @@ TEST(MasterGrpcTest, ErrorsComeBackWithTensorFlowsCodes) {
   EXPECT_EQ(status.code(), Code::ABORTED) << status;
 }
 
+TEST(MasterGrpcTest, AFailingTaskCancelsTheStepOnTheOthers) {
+  ReservedPort ps_port, worker0_port, worker1_port;
+  const ClusterDef cluster = MakeCluster(
+      {{"ps", {ps_port.address()}}, {"worker", {worker0_port.address(), worker1_port.address()}}});
+  auto ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
+  auto worker1 = TestTask::Start(cluster, "worker", 1, worker1_port.address(), false);
+  auto worker0 = TestTask::Start(cluster, "worker", 0, worker0_port.address(), true);
+  ASSERT_TRUE(ps && worker0 && worker1);
+  // ps fails, worker 1 blocks until its step is cancelled, worker 0 waits
+  // for both.
+  GraphDef graph;
+  AddPlaceholder(&graph, "x");
+  AddNode(&graph, "fails", "SessionTestFail", {"x"}, "/job:ps/task:0");
+  session_test::AddWaitForCancel(&graph, "blocks")->set_device("/job:worker/task:1");
+  AddBinary(&graph, "y", "Add", "fails", "blocks");
+  MasterClient client(worker0_port.address());
+  std::string handle;
+  ASSERT_TRUE(client.CreateSession(graph, TestConfig(), &handle).ok());
+  std::vector<Tensor> outputs;
+  const auto start = std::chrono::steady_clock::now();
+  Status status = client.Run(handle, {{"x:0", FloatScalar(1.0f)}}, {"y:0"}, {}, &outputs);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_NE(status.message().find("SessionTestFail always fails"), std::string::npos) << status;
+
+  // A step that only blocks ends at its timeout; the session stays usable.
+  RunStepRequest request;
+  request.set_session_handle(handle);
+  request.add_fetch("blocks:0");
+  request.mutable_options()->set_timeout_in_ms(300);
+  RunStepResponse response;
+  status = client.Call(&tensorflow::MasterService::Stub::RunStep, request, &response);
+  EXPECT_EQ(status.code(), Code::DEADLINE_EXCEEDED) << status;  // an RPC error without the flag
+  status = client.Run(handle, {{"x:0", FloatScalar(1.0f)}}, {"x:0"}, {}, &outputs);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;  // fed and fetched
+  EXPECT_TRUE(client.Close(handle).ok());
+}
+
 TEST(MasterGrpcTest, AWorkerThatIsNotRunningFailsCreateSessionInTime) {
   ReservedPort worker_port, silent_port;  // nothing will ever serve silent_port
   const ClusterDef cluster =
