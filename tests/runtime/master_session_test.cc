@@ -94,8 +94,15 @@ class FakeWorker : public WorkerInterface {
   }
   void CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done) override {
-    Record([&] { cleaned_steps.push_back(request->step_id()); });
-    done(Status::OK());
+    if (cleanup_delay_ms == 0) {
+      Record([&] { cleaned_steps.push_back(request->step_id()); });
+      return done(Status::OK());
+    }
+    std::thread([this, step_id = request->step_id(), done] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(cleanup_delay_ms));
+      Record([&] { cleaned_steps.push_back(step_id); });
+      done(Status::OK());
+    }).detach();
   }
   void CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request,
                        CleanupAllResponse* response, StatusCallback done) override {
@@ -117,6 +124,7 @@ class FakeWorker : public WorkerInterface {
   std::vector<CleanupAllRequest> cleanup_all;
 
   std::atomic<bool> running{true};
+  int cleanup_delay_ms = 0;  // > 0: CleanupGraph answers that late, from another thread
   Tensor fetch_value = FloatScalar(7.0f);
   RunGraphHandler run_graph;
 
@@ -504,6 +512,22 @@ TEST_F(MasterSessionTest, CloseCancelsARunningStep) {
   // The step ended (and cleaned up) before the graphs were deregistered.
   EXPECT_EQ(cluster_.worker(kWorker0)->cleaned_steps.size(), 1u);
   EXPECT_EQ(cluster_.worker(kWorker0)->deregistered.size(), 1u);
+}
+
+TEST_F(MasterSessionTest, StepsDoNotWaitForCleanupButCloseDoes) {
+  const std::string handle = CreateSession(SplitGraph());
+  FakeWorker* worker0 = cluster_.worker(kWorker0);
+  worker0->cleanup_delay_ms = 300;
+  RunStepResponse response;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Run(handle, {"y:0"}, &response).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));
+  CloseSessionRequest close;
+  close.set_session_handle(handle);
+  CloseSessionResponse closed;
+  ASSERT_TRUE(master_->CloseSession(close, &closed).ok());
+  // The session is gone, and its last cleanup was answered before that.
+  EXPECT_EQ(worker0->cleaned_steps.size(), 1u);
 }
 
 TEST_F(MasterSessionTest, AFedPlaceholdersControlDependentsWaitForTheFeed) {
