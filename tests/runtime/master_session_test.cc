@@ -48,6 +48,12 @@ class FakeWorker : public WorkerInterface {
   }
 
   uint64_t incarnation() const { return devices_[0].incarnation(); }
+  // For polling while calls may still come in (the vectors below are read
+  // only once they have).
+  size_t num_runs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return runs.size();
+  }
 
   void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
                       GetStatusResponse* response, StatusCallback done) override {
@@ -499,7 +505,7 @@ TEST_F(MasterSessionTest, CloseCancelsARunningStep) {
     step_status = Run(handle, {"y:0"}, &response);
   });
   // Close once the step is in flight on both workers.
-  for (int i = 0; i < 500 && cluster_.worker(kPs0)->runs.empty(); ++i) {
+  for (int i = 0; i < 500 && cluster_.worker(kPs0)->num_runs() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   CloseSessionRequest close;
