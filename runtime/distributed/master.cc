@@ -81,6 +81,7 @@ Status Master::SessionOptionsFor(const CreateSessionRequest& request,
   options->config = config;
   options->cluster = options_.server_def.cluster();
   options->master_task = task_;
+  options->master_incarnation = incarnation_;
   options->worker_cache = worker_cache_.get();
   if (config.cluster_def().job_size() > 0) {
     // The client brought its own cluster (ClusterSpec propagation): this

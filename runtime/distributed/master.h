@@ -78,7 +78,10 @@ class Master {
 
  private:
   Master(MasterOptions options, std::string task, std::unique_ptr<WorkerCacheInterface> cache)
-      : options_(std::move(options)), task_(std::move(task)), worker_cache_(std::move(cache)) {}
+      : options_(std::move(options)),
+        task_(std::move(task)),
+        incarnation_(static_cast<int64_t>(NewRandomId() >> 1)),
+        worker_cache_(std::move(cache)) {}
 
   Status FindSession(const std::string& handle, std::shared_ptr<MasterSession>* session) const;
   // The options of a new session: its cluster, worker cache, master task
@@ -87,6 +90,7 @@ class Master {
 
   const MasterOptions options_;
   const std::string task_;
+  const int64_t incarnation_;  // positive, as TensorFlow's
   const std::unique_ptr<WorkerCacheInterface> worker_cache_;
 
   mutable std::mutex mu_;

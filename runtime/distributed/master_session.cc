@@ -136,7 +136,13 @@ MasterSession::MasterSession(MasterSessionOptions options, const proto::DeviceAt
       graph_(std::make_unique<Graph>(OpRegistry::Global())),
       refiner_(std::make_unique<ShapeRefiner>(*graph_)) {}
 
-MasterSession::~MasterSession() { Close(); }
+MasterSession::~MasterSession() {
+  Close();
+  // A Close made earlier may have returned while the last step's cleanups
+  // were still out; their callbacks use this session.
+  std::unique_lock<std::mutex> lock(steps_mu_);
+  steps_cv_.wait(lock, [this] { return steps_.empty() && pending_cleanups_ == 0; });
+}
 
 int64_t MasterSession::graph_version() const {
   std::lock_guard<std::mutex> lock(graph_mu_);
@@ -349,8 +355,10 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
       step.changed.wait(lock, [&step] { return step.pending == 0; });
     }
   }
-  UnregisterStep(&step);
+  // Cleanup counts as in flight before the step stops being, so Close never
+  // sees a moment with neither.
   CleanupStep(graph, step_id);
+  UnregisterStep(&step);
 
   Status status = first_error;
   if (timed_out || (timeout_ms > 0 && status.code() == Code::DEADLINE_EXCEEDED)) {
@@ -661,6 +669,7 @@ Status MasterSession::EnsureWorkerSession(const std::string& task, WorkerInterfa
   request.set_session_handle(options_.handle);
   request.set_isolate_session_state(options_.config.isolate_session_state());
   request.set_master_task(options_.master_task);
+  request.set_master_incarnation(options_.master_incarnation);
   ServerDef* server_def = request.mutable_server_def();
   *server_def->mutable_cluster() = options_.cluster;
   int task_index = 0;

@@ -63,6 +63,9 @@ struct MasterSessionOptions {
   // ("/job:J/replica:0/task:T"), whose first device is the client device.
   ClusterDef cluster;
   std::string master_task;
+  // This master's instance (drawn once per Master): a worker drops the
+  // sessions an earlier instance of the same master task left behind.
+  int64_t master_incarnation = 0;
   // Reaches the cluster's workers; not owned unless `owned_worker_cache`
   // holds it (a session with its own ClusterDef in its config).
   WorkerCacheInterface* worker_cache = nullptr;

@@ -48,6 +48,12 @@ class FakeWorker : public WorkerInterface {
   }
 
   uint64_t incarnation() const { return devices_[0].incarnation(); }
+  // For polling while calls may still come in (the vectors below are read
+  // only once they have).
+  size_t num_runs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return runs.size();
+  }
 
   void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
                       GetStatusResponse* response, StatusCallback done) override {
@@ -94,8 +100,15 @@ class FakeWorker : public WorkerInterface {
   }
   void CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done) override {
-    Record([&] { cleaned_steps.push_back(request->step_id()); });
-    done(Status::OK());
+    if (cleanup_delay_ms == 0) {
+      Record([&] { cleaned_steps.push_back(request->step_id()); });
+      return done(Status::OK());
+    }
+    std::thread([this, step_id = request->step_id(), done] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(cleanup_delay_ms));
+      Record([&] { cleaned_steps.push_back(step_id); });
+      done(Status::OK());
+    }).detach();
   }
   void CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request,
                        CleanupAllResponse* response, StatusCallback done) override {
@@ -117,6 +130,7 @@ class FakeWorker : public WorkerInterface {
   std::vector<CleanupAllRequest> cleanup_all;
 
   std::atomic<bool> running{true};
+  int cleanup_delay_ms = 0;  // > 0: CleanupGraph answers that late, from another thread
   Tensor fetch_value = FloatScalar(7.0f);
   RunGraphHandler run_graph;
 
@@ -279,6 +293,9 @@ TEST_F(MasterSessionTest, PartitionsPerTaskWithClientTerminatedFeedsAndFetches) 
     EXPECT_EQ(worker->registered.begin()->second.session_handle(), handle);
     EXPECT_TRUE(worker->registered.begin()->second.create_worker_session_called());
   }
+  EXPECT_GT(worker0->create_sessions[0].master_incarnation(), 0);
+  EXPECT_EQ(worker0->create_sessions[0].master_incarnation(),
+            ps0->create_sessions[0].master_incarnation());
   EXPECT_EQ(worker0->create_sessions[0].server_def().job_name(), "worker");
   EXPECT_EQ(worker0->create_sessions[0].server_def().task_index(), 0);
   EXPECT_EQ(ps0->create_sessions[0].server_def().job_name(), "ps");
@@ -488,7 +505,7 @@ TEST_F(MasterSessionTest, CloseCancelsARunningStep) {
     step_status = Run(handle, {"y:0"}, &response);
   });
   // Close once the step is in flight on both workers.
-  for (int i = 0; i < 500 && cluster_.worker(kPs0)->runs.empty(); ++i) {
+  for (int i = 0; i < 500 && cluster_.worker(kPs0)->num_runs() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   CloseSessionRequest close;
@@ -501,6 +518,22 @@ TEST_F(MasterSessionTest, CloseCancelsARunningStep) {
   // The step ended (and cleaned up) before the graphs were deregistered.
   EXPECT_EQ(cluster_.worker(kWorker0)->cleaned_steps.size(), 1u);
   EXPECT_EQ(cluster_.worker(kWorker0)->deregistered.size(), 1u);
+}
+
+TEST_F(MasterSessionTest, StepsDoNotWaitForCleanupButCloseDoes) {
+  const std::string handle = CreateSession(SplitGraph());
+  FakeWorker* worker0 = cluster_.worker(kWorker0);
+  worker0->cleanup_delay_ms = 300;
+  RunStepResponse response;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Run(handle, {"y:0"}, &response).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));
+  CloseSessionRequest close;
+  close.set_session_handle(handle);
+  CloseSessionResponse closed;
+  ASSERT_TRUE(master_->CloseSession(close, &closed).ok());
+  // The session is gone, and its last cleanup was answered before that.
+  EXPECT_EQ(worker0->cleaned_steps.size(), 1u);
 }
 
 TEST_F(MasterSessionTest, AFedPlaceholdersControlDependentsWaitForTheFeed) {
