@@ -160,7 +160,6 @@ Status RewriteForSignature(const FeedFetchSignature& signature, Graph* graph,
 Status RewriteForSignature(const FeedFetchSignature& signature, const SignatureEndpoints& endpoints,
                            Graph* graph, RewriteResult* result) {
   *result = RewriteResult();
-  const bool client_terminated = !endpoints.client_device.empty();
   // Resolve everything before changing the graph.
   std::vector<Node*> fed(signature.feeds.size()), fetched(signature.fetches.size());
   std::vector<const Node*> needed;
@@ -194,10 +193,9 @@ Status RewriteForSignature(const FeedFetchSignature& signature, const SignatureE
                                    producer, graph, &feed));
     std::vector<const Edge*> rewired;
     for (const Edge* edge : producer->out_edges()) {
-      // As TensorFlow's master does: a fed placeholder's control dependents
-      // wait for the feed instead, or the placeholder would have to run.
-      const bool placeholder_control =
-          client_terminated && edge->IsControlEdge() && IsPlaceholder(*producer);
+      // As TensorFlow does: a fed placeholder's control dependents wait for
+      // the feed instead, or the placeholder would have to run.
+      const bool placeholder_control = edge->IsControlEdge() && IsPlaceholder(*producer);
       if ((!edge->IsControlEdge() && edge->src_output() == output) || placeholder_control) {
         rewired.push_back(edge);
       }

@@ -34,8 +34,10 @@ def start_ready(processes, cluster, job, task):
     return process
 
 
-def slow_graph(device, size=1200, depth=40):
-    """A chain of matmuls on `device` that takes seconds."""
+def slow_graph(device, size=1200, depth=400):
+    """A chain of matmuls on `device` that takes many seconds (each ~3.5
+    GFLOP; a fast machine does dozens per second), so a step is still
+    running when a test kills or freezes a process under it."""
     with tf.device(device):
         x = tf.random_uniform([size, size], seed=1)
         for _ in range(depth):
@@ -106,7 +108,7 @@ def test_master_that_stops_answering_is_noticed_without_a_timeout(processes):
     (port,) = free_ports(1)
     master = start_ready(processes, {"localhost": [f"localhost:{port}"]}, "localhost", 0)
     with tf.Graph().as_default():
-        total = slow_graph("/job:localhost/task:0", depth=200)
+        total = slow_graph("/job:localhost/task:0")
         session = tf.Session(f"grpc://localhost:{port}")
         frozen_at = []
 

@@ -238,3 +238,14 @@ def test_unknown_target_is_not_found():
 def test_config_must_be_a_config_proto():
     with pytest.raises(TypeError):
         tf.Session(config={"device_count": {"CPU": 2}})
+
+
+def test_a_fed_placeholders_control_dependents_wait_for_the_feed():
+    # As in TensorFlow: the placeholder itself never runs when fed.
+    x = tf.placeholder(tf.float32)
+    with tf.control_dependencies([x]):
+        c = tf.constant(1.0) + 1.0
+    with tf.Session() as sess:
+        assert sess.run(c, {x: 1.0}) == 2.0
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(c)

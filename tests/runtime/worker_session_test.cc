@@ -271,8 +271,8 @@ TEST(WorkerSessionTest, RunGraphRefusesMalformedRequests) {
 TEST(WorkerSessionTest, RecvTensorRefusesKeysItCannotServe) {
   TestWorker worker("worker", 0);
   RecvTensorResponse response;
-  for (const std::string key : {std::string(""), std::string("a;b;c"), std::string(";;;;"),
-                                worker.device() + ";zz;" + worker.device() + ";t;0:0"}) {
+  for (const std::string& key : {std::string(""), std::string("a;b;c"), std::string(";;;;"),
+                                 worker.device() + ";zz;" + worker.device() + ";t;0:0"}) {
     Status status = RecvTensor(worker.client(), 1, key, &response);
     EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << key << " " << status;
   }
