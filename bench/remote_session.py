@@ -1,4 +1,5 @@
-"""Microseconds per remote Session.run of y = x * 2 + 1 on a 1x4 float32 feed,
+"""Microseconds per remote Session.run of y = x * 2 + 1 on a [1, N] float32 feed
+(N = 4, a tiny run, and 262144, 1 MiB each way, by default; see --sizes),
 over gRPC on loopback: the median of --runs runs (after a warm-up) of
 
   - tensorweave's client (tf.Session("grpc://...")) and
@@ -34,10 +35,10 @@ import numpy as np
 import tensorflow as tf
 v1 = tf.compat.v1
 v1.disable_v2_behavior()
-target, runs = sys.argv[1], int(sys.argv[2])
-x = v1.placeholder(tf.float32, [1, 4], name="x")
+target, runs, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+x = v1.placeholder(tf.float32, [1, size], name="x")
 y = x * 2.0 + 1.0
-feed = np.ones((1, 4), np.float32)
+feed = np.ones((1, size), np.float32)
 with v1.Session(target) as sess:
     for _ in range(20):
         sess.run(y, {x: feed})
@@ -72,15 +73,15 @@ def start_server(argv, env=None):
     return process, line
 
 
-def tensorweave_median(target, runs):
+def tensorweave_median(target, runs, size):
     sys.path.insert(0, str(REPO / "python"))
     import tensorweave as tf
 
     graph = tf.Graph()
     with graph.as_default():
-        x = tf.placeholder(tf.float32, [1, 4], name="x")
+        x = tf.placeholder(tf.float32, [1, size], name="x")
         y = x * 2.0 + 1.0
-    feed = np.ones((1, 4), np.float32)
+    feed = np.ones((1, size), np.float32)
     with tf.Session(target, graph=graph) as sess:
         for _ in range(20):
             sess.run(y, {x: feed})
@@ -92,9 +93,9 @@ def tensorweave_median(target, runs):
     return statistics.median(times) * 1e6
 
 
-def tensorflow_median(python, target, runs):
+def tensorflow_median(python, target, runs, size):
     result = subprocess.run(
-        [python, "-c", TF_CLIENT, target, str(runs)],
+        [python, "-c", TF_CLIENT, target, str(runs), str(size)],
         check=False,
         capture_output=True,
         text=True,
@@ -106,21 +107,31 @@ def tensorflow_median(python, target, runs):
     return float(result.stdout.strip().splitlines()[-1]), None
 
 
-def measure(server_name, python, target, runs):
-    ours = tensorweave_median(target, runs)
-    theirs, error = tensorflow_median(python, target, runs)
-    print(f"{server_name} server at {target}, median of {runs} runs:")
-    print(f"  tensorweave client: {ours:8.1f} us")
+def throughput(size, micros):
+    """Bytes each way per second, as MB/s."""
+    return f" ({size * 4 / micros:7.1f} MB/s each way)" if size > 4 else ""
+
+
+def measure(server_name, python, target, runs, size):
+    ours = tensorweave_median(target, runs, size)
+    theirs, error = tensorflow_median(python, target, runs, size)
+    print(f"{server_name} server at {target}, [1, {size}] float32, median of {runs} runs:")
+    print(f"  tensorweave client: {ours:8.1f} us{throughput(size, ours)}")
     if theirs is None:
         print(f"  TensorFlow client:  failed ({error})")
     else:
-        print(f"  TensorFlow client:  {theirs:8.1f} us")
+        print(f"  TensorFlow client:  {theirs:8.1f} us{throughput(size, theirs)}")
         print(f"  tensorweave / TensorFlow: {ours / theirs:.2f}x the time")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument(
+        "--sizes",
+        default="4,262144",
+        help="feed sizes in float32 elements, comma-separated (262144 is 1 MiB)",
+    )
     parser.add_argument("--tensorweave-server", action="store_true")
     args = parser.parse_args()
     python = interop_python()
@@ -139,8 +150,9 @@ def main():
     for name, argv, env in servers:
         process, target = start_server(argv, env)
         try:
-            measure(name, python, target, args.runs)
-        except Exception as error:  # noqa: BLE001 - a server without a master yet
+            for size in (int(text) for text in args.sizes.split(",")):
+                measure(name, python, target, args.runs, size)
+        except Exception as error:  # noqa: BLE001 - report and go on with the next server
             print(f"{name} server at {target}: failed ({type(error).__name__}: {error})")
         finally:
             process.kill()

@@ -574,21 +574,8 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
 
   std::vector<Device*> devices;
   for (const auto& device : devices_) devices.push_back(device.get());
-  PlacerOptions placer_options;
-  placer_options.allow_soft_placement = options_.config.allow_soft_placement();
-  placer_options.stateful_placements = &stateful_placements_;
-  TW_RETURN_IF_ERROR(PlaceGraph(devices, placer_options, &graph));
-  std::string placement_log;
-  for (const Node* node : graph.op_nodes()) {
-    if (node->IsStateful() && graph_->FindNode(node->name()) != nullptr) {
-      stateful_placements_.emplace(node->name(), node->assigned_device_name());
-    }
-    if (options_.config.log_device_placement()) {
-      placement_log += StrCat(node->name(), " -> ", node->assigned_device_name(), "\n");
-    }
-  }
-  // One write, so lines of concurrent sessions do not interleave.
-  if (!placement_log.empty()) std::fputs(placement_log.c_str(), stderr);
+  TW_RETURN_IF_ERROR(
+      PlaceSignatureGraph(devices, options_.config, *graph_, &stateful_placements_, &graph));
 
   std::map<std::string, std::unique_ptr<Graph>> partitions;
   PartitionOptions partition_options;

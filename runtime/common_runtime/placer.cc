@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 
@@ -258,6 +259,28 @@ Status PlaceGraph(const std::vector<Device*>& devices, const PlacerOptions& opti
     TW_RETURN_IF_ERROR(placer.Place(members[node->id()], &device));
     for (Node* member : members[node->id()]) member->set_assigned_device_name(device->name());
   }
+  return Status::OK();
+}
+
+Status PlaceSignatureGraph(const std::vector<Device*>& devices, const ConfigProto& config,
+                           const Graph& session_graph,
+                           std::unordered_map<std::string, std::string>* stateful_placements,
+                           Graph* graph) {
+  PlacerOptions options;
+  options.allow_soft_placement = config.allow_soft_placement();
+  options.stateful_placements = stateful_placements;
+  TW_RETURN_IF_ERROR(PlaceGraph(devices, options, graph));
+  std::string placement_log;
+  for (const Node* node : graph->op_nodes()) {
+    if (node->IsStateful() && session_graph.FindNode(node->name()) != nullptr) {
+      stateful_placements->emplace(node->name(), node->assigned_device_name());
+    }
+    if (config.log_device_placement()) {
+      placement_log += StrCat(node->name(), " -> ", node->assigned_device_name(), "\n");
+    }
+  }
+  // One write, so lines of concurrent sessions do not interleave.
+  if (!placement_log.empty()) std::fputs(placement_log.c_str(), stderr);
   return Status::OK();
 }
 

@@ -35,6 +35,7 @@
 #include "runtime/framework/device.h"
 #include "runtime/framework/status.h"
 #include "runtime/graph/graph.h"
+#include "tensorweave/proto/config.pb.h"
 
 namespace tensorweave {
 
@@ -68,6 +69,17 @@ struct PlacerOptions {
 // Assigns every op node of `graph` one of `devices` (not empty; the first is
 // the default). On error some nodes may already be assigned.
 Status PlaceGraph(const std::vector<Device*>& devices, const PlacerOptions& options, Graph* graph);
+
+// How a session places the graph one signature runs (a pruned copy of its
+// own graph `session_graph`): PlaceGraph with `config`'s soft placement,
+// keeping and then recording in `stateful_placements` the device of every
+// stateful node that the session graph has (so a variable lives on one
+// device for every signature), and with config.log_device_placement one
+// "node -> device" line per node on stderr.
+Status PlaceSignatureGraph(const std::vector<Device*>& devices, const ConfigProto& config,
+                           const Graph& session_graph,
+                           std::unordered_map<std::string, std::string>* stateful_placements,
+                           Graph* graph);
 
 }  // namespace tensorweave
 

@@ -601,20 +601,8 @@ Status MasterSession::Build(const std::vector<std::string>& feeds,
   }
   std::vector<Device*> device_list;
   for (const auto& device : devices) device_list.push_back(device.get());
-  PlacerOptions placer_options;
-  placer_options.allow_soft_placement = options_.config.allow_soft_placement();
-  placer_options.stateful_placements = &stateful_placements_;
-  TW_RETURN_IF_ERROR(PlaceGraph(device_list, placer_options, &graph));
-  std::string placement_log;
-  for (const Node* node : graph.op_nodes()) {
-    if (node->IsStateful() && graph_->FindNode(node->name()) != nullptr) {
-      stateful_placements_.emplace(node->name(), node->assigned_device_name());
-    }
-    if (options_.config.log_device_placement()) {
-      placement_log += StrCat(node->name(), " -> ", node->assigned_device_name(), "\n");
-    }
-  }
-  if (!placement_log.empty()) std::fputs(placement_log.c_str(), stderr);
+  TW_RETURN_IF_ERROR(
+      PlaceSignatureGraph(device_list, options_.config, *graph_, &stateful_placements_, &graph));
 
   PartitionOptions partition_options;
   partition_options.node_to_location = [](const Node& node) {

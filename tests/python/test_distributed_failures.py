@@ -45,6 +45,20 @@ def slow_graph(device, size=1200, depth=400):
         return tf.reduce_sum(x)
 
 
+def after(seconds, action):
+    """Runs `action` on another thread in `seconds`; returns the timer and
+    a list that then holds the time the action was done."""
+    done_at = []
+
+    def run():
+        action()
+        done_at.append(time.monotonic())
+
+    timer = threading.Timer(seconds, run)
+    timer.start()
+    return timer, done_at
+
+
 def run_and_time(session, fetch, **kwargs):
     start = time.monotonic()
     with pytest.raises(tf.errors.OpError) as caught:
@@ -68,14 +82,7 @@ def test_worker_killed_mid_step_fails_fast_then_restart_aborts_old_session(proce
         session = tf.Session(target)
         assert session.run(small) == 2.0
 
-        killed_at = []
-
-        def kill_worker():
-            worker.kill()
-            killed_at.append(time.monotonic())
-
-        killer = threading.Timer(1.0, kill_worker)
-        killer.start()
+        killer, killed_at = after(1.0, worker.kill)
         error, _ = run_and_time(session, total)
         failed_at = time.monotonic()
         killer.join()
@@ -110,14 +117,7 @@ def test_master_that_stops_answering_is_noticed_without_a_timeout(processes):
     with tf.Graph().as_default():
         total = slow_graph("/job:localhost/task:0")
         session = tf.Session(f"grpc://localhost:{port}")
-        frozen_at = []
-
-        def freeze_master():
-            os.kill(master.pid, signal.SIGSTOP)
-            frozen_at.append(time.monotonic())
-
-        freezer = threading.Timer(1.0, freeze_master)
-        freezer.start()
+        freezer, frozen_at = after(1.0, lambda: os.kill(master.pid, signal.SIGSTOP))
         error, _ = run_and_time(session, total)
         failed_at = time.monotonic()
         freezer.join()
