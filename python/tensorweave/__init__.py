@@ -61,6 +61,7 @@ from tensorweave.framework.ops import (  # noqa: F401
     Tensor,
     add_to_collection,
     add_to_collections,
+    colocate_with,
     control_dependencies,
     convert_to_tensor,
     device,

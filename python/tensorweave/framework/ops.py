@@ -200,6 +200,16 @@ class Operation:
         node_def.ParseFromString(c_api.TW_OperationToNodeDef(self._c_op))
         return node_def
 
+    def colocation_groups(self):
+        """["loc:@<op>", ...]: the ops this one must share a device with (its
+        `_class` attr), else itself."""
+        try:
+            groups = [g.decode() if isinstance(g, bytes) else g for g in self.get_attr("_class")]
+        except ValueError:
+            groups = []
+        groups = [g for g in groups if g.startswith("loc:@")]
+        return groups or [f"loc:@{self.name}"]
+
     def get_attr(self, name):
         """An attr's value (bytes, int, float, bool, DType, shape/tensor proto, list)."""
         from tensorweave.proto import attr_value_pb2
@@ -332,6 +342,48 @@ class Graph:
         if not hasattr(self._scopes, "devices"):
             self._scopes.devices = []
         return self._scopes.devices
+
+    @_device_stack.setter
+    def _device_stack(self, value):
+        self._scopes.devices = value
+
+    @property
+    def _colocation_stack(self):
+        if not hasattr(self._scopes, "colocation"):
+            self._scopes.colocation = []
+        return self._scopes.colocation
+
+    @_colocation_stack.setter
+    def _colocation_stack(self, value):
+        self._scopes.colocation = value
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Ops created inside share `op`'s device, as in TensorFlow: they get
+        a `_class` attr "loc:@<op>" (which the placer honours) and `op`'s
+        device; the device scopes opened outside no longer apply.
+        `ignore_existing` drops the outer colocations; `op` None with it
+        clears them all."""
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        if op is not None:
+            if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
+                op = op._as_graph_element()
+            if isinstance(op, Tensor):
+                op = op.op
+            if not isinstance(op, Operation):
+                raise TypeError(f"colocate_with expects an Operation, Tensor or Variable: {op!r}")
+        saved_devices, saved_colocation = self._device_stack, self._colocation_stack
+        self._device_stack = []
+        self._colocation_stack = ([] if ignore_existing else list(saved_colocation)) + (
+            [op] if op is not None else []
+        )
+        try:
+            yield
+        finally:
+            self._device_stack, self._colocation_stack = saved_devices, saved_colocation
 
     # --- building -------------------------------------------------------------
 
@@ -494,6 +546,10 @@ class Graph:
         with self._lock:
             controls = list(control_inputs) + self._control_inputs_for(input_ops)
             device = self._device_for(op_type, name) if compute_device else ""
+            if self._colocation_stack:
+                groups = sorted({g for c in self._colocation_stack for g in c.colocation_groups()})
+                attrs = dict(attrs or {}, _class=groups)
+                device = next((c.device for c in self._colocation_stack if c.device), device)
             serialized = [
                 (attr_name, attr_value.to_attr_value(value).SerializeToString())
                 for attr_name, value in (attrs or {}).items()
@@ -841,6 +897,10 @@ def control_dependencies(control_inputs):
 
 def device(device_name_or_function):
     return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name, value):

@@ -67,7 +67,10 @@ class Variable:
             self._initializer_op = state_ops.assign(
                 self._variable, self._initial_value, validate_shape=validate_shape, name="Assign"
             ).op
-            self._snapshot = array_ops.identity(self._variable, name="read")
+            # TensorFlow reads a variable where it lives (a ps, say), not
+            # where the device scope around its creation points.
+            with ops.colocate_with(self._variable.op):
+                self._snapshot = array_ops.identity(self._variable, name="read")
         graph = self._variable.graph
         for key in collections:
             graph.add_to_collection(key, self)
