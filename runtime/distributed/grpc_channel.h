@@ -71,6 +71,17 @@ std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port,
 // The same with the environment's settings, for a one-off channel.
 Status NewGrpcChannel(const std::string& host_port, std::shared_ptr<::grpc::Channel>* channel);
 
+// Keeps gRPC's process-wide callback completion queue alive until the
+// process exits. Where gRPC's I/O manager does not run in the background
+// (Debian's build), every channel and server using the callback API shares
+// one reference-counted queue, torn down whenever the last user goes and
+// made again by the next; that teardown races with new users and aborts
+// the process ("ref_counted.h: assertion failed: prior > 0"), e.g. when a
+// session's last channel closes as a server starts. One channel that is
+// never destroyed keeps the count above zero. Idempotent and thread-safe;
+// every channel and server made here calls it.
+void HoldGrpcCallbackQueue();
+
 // A deadline `timeout_ms` from now on `context`; <= 0 means none.
 void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms);
 

@@ -1,11 +1,13 @@
 #include "runtime/distributed/grpc_master_service.h"
 
+#include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_util.h"
 
 namespace tensorweave {
 
 Status GrpcMasterService::Create(const MasterOptions& options,
                                  std::unique_ptr<GrpcMasterService>* service) {
+  HoldGrpcCallbackQueue();  // see grpc_channel.h
   std::unique_ptr<Master> master;
   TW_RETURN_IF_ERROR(Master::Create(options, &master));
   service->reset(new GrpcMasterService(std::move(master)));

@@ -2,6 +2,7 @@
 
 #include <grpcpp/support/proto_buffer_reader.h>
 
+#include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_util.h"
 #include "runtime/distributed/tensor_coding.h"
 
@@ -38,6 +39,7 @@ template <typename Request, typename Response, typename Start>
 
 Status GrpcWorkerService::Create(const WorkerOptions& options,
                                  std::unique_ptr<GrpcWorkerService>* service) {
+  HoldGrpcCallbackQueue();  // see grpc_channel.h
   std::unique_ptr<Worker> worker;
   TW_RETURN_IF_ERROR(Worker::Create(options, &worker));
   service->reset(new GrpcWorkerService(std::move(worker)));
