@@ -121,12 +121,4 @@ void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms) {
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
 }
 
-Status FromCodeAndMessage(int code, const std::string& message) {
-  if (code == 0) return Status::OK();
-  if (code < 0 || code > static_cast<int>(Code::UNAUTHENTICATED)) {
-    return errors::Unknown("(error code ", code, ") ", message);
-  }
-  return Status(static_cast<Code>(code), message);
-}
-
 }  // namespace tensorweave

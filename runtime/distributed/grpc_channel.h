@@ -1,8 +1,7 @@
 // gRPC plumbing shared by the clients of TensorFlow's distributed services:
-// reading a "grpc://host:port" target, opening a channel that notices a dead
-// peer and carries tensors of any size, and moving statuses between gRPC and
-// tensorweave (both number their codes as TensorFlow's error.Code; the
-// conversion of a whole ::grpc::Status lives in W's grpc_util.h).
+// reading a "grpc://host:port" target and opening a channel that notices a
+// dead peer and carries tensors of any size (statuses convert through
+// grpc_util.h).
 //
 //   std::string address;
 //   TW_RETURN_IF_ERROR(ParseGrpcTarget("grpc://localhost:2222", &address));
@@ -12,7 +11,7 @@
 //   ::grpc::ClientContext context;
 //   SetTimeout(&context, /*timeout_ms=*/5000);
 //   ::grpc::Status call = stub->ListDevices(&context, request, &response);
-//   Status status = FromCodeAndMessage(call.error_code(), call.error_message());
+//   Status status = FromGrpcStatus(call);   // grpc_util.h
 #ifndef TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_
 #define TENSORWEAVE_DISTRIBUTED_GRPC_CHANNEL_H_
 
@@ -84,12 +83,6 @@ void HoldGrpcCallbackQueue();
 
 // A deadline `timeout_ms` from now on `context`; <= 0 means none.
 void SetTimeout(::grpc::ClientContext* context, int64_t timeout_ms);
-
-// A Status from a code and message: a gRPC status's, or those a response
-// body carries (RunStepResponse's status_code and status_error_message).
-// OK for code 0; the codes are the same numbers, and one outside
-// TensorFlow's range becomes UNKNOWN (naming the number).
-Status FromCodeAndMessage(int code, const std::string& message);
 
 }  // namespace tensorweave
 

@@ -6,6 +6,7 @@
 
 #include "runtime/common_runtime/session_factory.h"
 #include "runtime/distributed/grpc_channel.h"
+#include "runtime/distributed/grpc_util.h"
 
 namespace tensorweave {
 namespace {
@@ -23,10 +24,6 @@ int64_t NewRequestId() {
   static std::atomic<uint64_t> counter{0};
   const int64_t id = static_cast<int64_t>((start + counter.fetch_add(1)) & INT64_MAX);
   return id == 0 ? 1 : id;
-}
-
-Status FromGrpc(const ::grpc::Status& status) {
-  return FromCodeAndMessage(status.error_code(), status.error_message());
 }
 
 DeviceAttributes FromProto(const proto::DeviceAttributes& device) {
@@ -70,7 +67,7 @@ class GrpcSession::TrackedCall {
 
   // The call's status, saying why when the client ended it.
   Status Finish(const ::grpc::Status& grpc_status) {
-    Status status = FromGrpc(grpc_status);
+    Status status = FromGrpcStatus(grpc_status);
     if (errors::IsCancelled(status)) {
       std::lock_guard<std::mutex> lock(session_->mu_);
       if (session_->closed_) return errors::Cancelled("Step was cancelled: ", kClosedMessage);
@@ -112,7 +109,7 @@ Status GrpcSession::Reset(const SessionOptions& options,
   ResetResponse response;
   ::grpc::ClientContext context;
   SetTimeout(&context, options.config.operation_timeout_in_ms());
-  return FromGrpc(stub->Reset(&context, request, &response));
+  return FromGrpcStatus(stub->Reset(&context, request, &response));
 }
 
 GrpcSession::~GrpcSession() { Close(); }
@@ -384,7 +381,7 @@ Status GrpcSession::Close() {
   CloseSessionResponse response;
   ::grpc::ClientContext context;
   SetTimeout(&context, options_.config.operation_timeout_in_ms());
-  return FromGrpc(stub_->CloseSession(&context, request, &response));
+  return FromGrpcStatus(stub_->CloseSession(&context, request, &response));
 }
 
 SessionStats GrpcSession::stats() const {

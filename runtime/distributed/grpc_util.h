@@ -8,6 +8,8 @@
 
 #include <grpcpp/support/status.h>
 
+#include <string>
+
 #include "runtime/framework/status.h"
 
 namespace tensorweave {
@@ -17,13 +19,20 @@ inline ::grpc::Status ToGrpcStatus(const Status& status) {
   return ::grpc::Status(static_cast<::grpc::StatusCode>(status.code()), status.message());
 }
 
+// A Status from a code and message: a gRPC status's, or those a response
+// body carries (RunStepResponse's status_code and status_error_message).
+// The codes are the same numbers; one outside TensorFlow's range (never
+// sent by a conforming peer) becomes UNKNOWN, naming the number.
+inline Status FromCodeAndMessage(int code, const std::string& message) {
+  if (code == 0) return Status::OK();
+  if (code < 0 || code > static_cast<int>(Code::UNAUTHENTICATED)) {
+    return errors::Unknown("(error code ", code, ") ", message);
+  }
+  return Status(static_cast<Code>(code), message);
+}
+
 inline Status FromGrpcStatus(const ::grpc::Status& status) {
-  if (status.ok()) return Status::OK();
-  const int code = static_cast<int>(status.error_code());
-  // Codes beyond the canonical ones (never sent by a conforming peer) are
-  // UNKNOWN rather than a value outside the enum.
-  const bool canonical = code > 0 && code <= static_cast<int>(Code::UNAUTHENTICATED);
-  return Status(canonical ? static_cast<Code>(code) : Code::UNKNOWN, status.error_message());
+  return FromCodeAndMessage(status.error_code(), status.error_message());
 }
 
 }  // namespace tensorweave

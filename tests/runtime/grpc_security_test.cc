@@ -16,6 +16,9 @@
 #include <memory>
 #include <string>
 
+#include "runtime/common_runtime/session.h"
+#include "runtime/distributed/grpc_channel.h"
+#include "runtime/distributed/grpc_worker_cache.h"
 #include "runtime/distributed/grpc_worker_service.h"
 
 namespace tensorweave {
@@ -230,6 +233,33 @@ TEST(GrpcSecurityTest, ReadsItsOptionsFromTheEnvironment) {
   EXPECT_TRUE(options.client_uses_tls());
   EXPECT_FALSE(options.server_uses_tls());
   EXPECT_TRUE(options.certificate_file.empty());
+}
+
+// Every client channel takes its security from the environment; a TLS
+// file it cannot read is a clear error where the channel is made, not a
+// failure at the first call.
+TEST(GrpcSecurityTest, AnUnreadableTlsFileFailsChannelsSessionsAndWorkerCaches) {
+  setenv("TENSORWEAVE_GRPC_TLS_CA", "/nonexistent/ca.pem", 1);
+  std::shared_ptr<grpc::Channel> channel;
+  const Status channel_status = NewGrpcChannel("127.0.0.1:1", &channel);
+  SessionOptions options;
+  options.target = "grpc://127.0.0.1:1";
+  std::unique_ptr<Session> session;
+  const Status session_status = NewSession(options, &session);
+  ClusterDef cluster;
+  JobDef* job = cluster.add_job();
+  job->set_name("worker");
+  (*job->mutable_tasks())[0] = "127.0.0.1:1";
+  std::unique_ptr<WorkerCacheInterface> cache;
+  const Status cache_status = NewGrpcWorkerCache(cluster, &cache);
+  unsetenv("TENSORWEAVE_GRPC_TLS_CA");
+  for (const Status& status : {channel_status, session_status, cache_status}) {
+    EXPECT_EQ(status.code(), Code::NOT_FOUND) << status;
+    EXPECT_NE(status.message().find("/nonexistent/ca.pem"), std::string::npos) << status;
+  }
+  EXPECT_EQ(channel, nullptr);
+  EXPECT_EQ(session, nullptr);
+  EXPECT_EQ(cache, nullptr);
 }
 
 }  // namespace

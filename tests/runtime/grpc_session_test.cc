@@ -27,6 +27,7 @@
 #include "runtime/common_runtime/session.h"
 #include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_server.h"
+#include "runtime/distributed/grpc_util.h"
 #include "runtime/distributed/server_def_util.h"
 #include "tests/runtime/session_test_util.h"
 
