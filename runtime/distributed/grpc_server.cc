@@ -9,6 +9,7 @@
 #include "runtime/distributed/grpc_master_service.h"
 #include "runtime/distributed/grpc_security.h"
 #include "runtime/distributed/grpc_worker_cache.h"
+#include "runtime/distributed/local_master.h"
 #include "runtime/distributed/server_def_util.h"
 #include "runtime/framework/str_util.h"
 
@@ -60,6 +61,7 @@ Status GrpcServer::CreateServices() {
   };
   std::unique_ptr<GrpcMasterService> master;
   TW_RETURN_IF_ERROR(GrpcMasterService::Create(master_options, &master));
+  master_ = master->master();
   services_.push_back(std::move(master));
   return Status::OK();
 }
@@ -93,7 +95,13 @@ Status GrpcServer::Create(const ServerDef& server_def, std::unique_ptr<GrpcServe
   return Create(std::move(options), server);
 }
 
-GrpcServer::~GrpcServer() { Stop(std::chrono::milliseconds(100)); }
+GrpcServer::~GrpcServer() {
+  Stop(std::chrono::milliseconds(100));
+  // Last made, first gone: the master closes the sessions still open (their
+  // clients never closed them) through this server's worker, which must
+  // still be there.
+  while (!services_.empty()) services_.pop_back();
+}
 
 Status GrpcServer::Start() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -132,6 +140,9 @@ Status GrpcServer::Start() {
   server_ = std::move(server);
   bound_port_ = port;
   state_ = State::kServing;
+  // Sessions of this process whose target is this server skip RPC.
+  local_master_ =
+      LocalMaster::Register(StrCat("grpc://", HostPort(AdvertisedHost(), port)), master_);
   std::fprintf(
       stderr,
       "tensorweave: server /job:%s/replica:0/task:%d listening on %s (target grpc://%s); %s\n",
@@ -145,11 +156,15 @@ void GrpcServer::Stop(std::chrono::milliseconds deadline) {
   // A second Stop waits here until the first one has finished stopping.
   std::lock_guard<std::mutex> stopping(stop_mu_);
   std::unique_ptr<::grpc::Server> server;
+  std::unique_ptr<LocalMaster::Registration> local_master;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kServing) server = std::move(server_);
+    local_master = std::move(local_master_);
     state_ = State::kStopped;
   }
+  // Direct calls in flight finish first; later ones fail as RPCs would.
+  local_master.reset();
   if (server != nullptr) {
     // Past the deadline gRPC cancels the calls still running; Wait then
     // returns once every handler has finished.

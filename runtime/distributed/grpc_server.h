@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "runtime/distributed/grpc_worker_service.h"
+#include "runtime/distributed/local_master.h"
 #include "runtime/framework/status.h"
 #include "tensorweave/proto/tensorflow_server.pb.h"
 
@@ -126,9 +127,11 @@ class GrpcServer {
   enum class State { kCreated, kServing, kStopped };
 
   const GrpcServerOptions options_;
-  // Owned, registered in this order; written only by CreateServices.
+  // Owned, registered in this order and destroyed in the reverse one;
+  // written only by CreateServices.
   std::vector<std::unique_ptr<::grpc::Service>> services_;
   GrpcWorkerService* worker_service_ = nullptr;  // one of services_
+  Master* master_ = nullptr;                     // of one of services_
 
   std::mutex stop_mu_;     // held for a whole Stop
   mutable std::mutex mu_;  // guards what follows
@@ -137,6 +140,8 @@ class GrpcServer {
   bool fully_stopped_ = false;  // Stop finished (what Join waits for)
   int bound_port_ = 0;
   std::unique_ptr<::grpc::Server> server_;
+  // This process's sessions reach the master directly while it serves.
+  std::unique_ptr<LocalMaster::Registration> local_master_;
 };
 
 }  // namespace tensorweave

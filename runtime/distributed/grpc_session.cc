@@ -6,7 +6,8 @@
 
 #include "runtime/common_runtime/session_factory.h"
 #include "runtime/distributed/grpc_channel.h"
-#include "runtime/distributed/grpc_util.h"
+#include "runtime/distributed/grpc_remote_master.h"
+#include "runtime/distributed/local_master.h"
 
 namespace tensorweave {
 namespace {
@@ -36,80 +37,76 @@ DeviceAttributes FromProto(const proto::DeviceAttributes& device) {
 
 }  // namespace
 
-// A client context Close can cancel: registered while it lives.
+// A call Close can cancel: registered while it lives.
 class GrpcSession::TrackedCall {
  public:
-  // The master enforces `timeout_ms` itself and says what was still
-  // pending (a step's node, a task that never answered); the call's own
-  // deadline, a little later, only covers a master that cannot answer.
-  static constexpr int64_t kMasterFirstGraceMs = 1000;
-
-  TrackedCall(GrpcSession* session, int64_t timeout_ms)
-      : session_(session), timeout_ms_(timeout_ms) {
-    SetTimeout(&context_, timeout_ms > 0 ? timeout_ms + kMasterFirstGraceMs : 0);
+  TrackedCall(GrpcSession* session, int64_t timeout_ms) : session_(session) {
+    options_.SetTimeout(timeout_ms);
   }
   ~TrackedCall() {
     if (!registered_) return;
     std::lock_guard<std::mutex> lock(session_->mu_);
-    session_->calls_in_flight_.erase(&context_);
+    session_->calls_in_flight_.erase(&options_);
   }
 
   // CANCELLED when the session is closed already.
   Status Begin() {
     std::lock_guard<std::mutex> lock(session_->mu_);
     if (session_->closed_) return ClosedError();
-    session_->calls_in_flight_.insert(&context_);
+    session_->calls_in_flight_.insert(&options_);
     registered_ = true;
     return Status::OK();
   }
 
-  ::grpc::ClientContext* context() { return &context_; }
+  CallOptions* options() { return &options_; }
 
-  // The call's status, saying why when the client ended it.
-  Status Finish(const ::grpc::Status& grpc_status) {
-    Status status = FromGrpcStatus(grpc_status);
+  // The call's status, saying why when Close ended it.
+  Status Finish(const Status& status) {
     if (errors::IsCancelled(status)) {
       std::lock_guard<std::mutex> lock(session_->mu_);
       if (session_->closed_) return errors::Cancelled("Step was cancelled: ", kClosedMessage);
-    }
-    // Our own deadline passed (not a DEADLINE_EXCEEDED the master sent).
-    if (errors::IsDeadlineExceeded(status) && timeout_ms_ > 0 &&
-        std::chrono::system_clock::now() >= context_.deadline()) {
-      return errors::DeadlineExceeded("Timed out after ", timeout_ms_, " ms: ", status.message());
     }
     return status;
   }
 
  private:
   GrpcSession* const session_;
-  const int64_t timeout_ms_;
-  ::grpc::ClientContext context_;
+  CallOptions options_;
   bool registered_ = false;
 };
 
-Status GrpcSession::Create(const SessionOptions& options, std::unique_ptr<GrpcSession>* session) {
+Status GrpcSession::NewMaster(const SessionOptions& options,
+                              std::unique_ptr<MasterInterface>* master) {
   std::string host_port;
   TW_RETURN_IF_ERROR(ParseGrpcTarget(options.target, &host_port));
+  if (!options.config.rpc_options().use_rpc_for_inprocess_master()) {
+    *master = LocalMaster::Lookup(options.target);
+    if (*master != nullptr) return Status::OK();
+  }
   std::shared_ptr<::grpc::Channel> channel;
   TW_RETURN_IF_ERROR(NewGrpcChannel(host_port, &channel));
-  session->reset(new GrpcSession(options, tensorflow::MasterService::NewStub(channel)));
+  *master = NewGrpcRemoteMaster(std::move(channel));
+  return Status::OK();
+}
+
+Status GrpcSession::Create(const SessionOptions& options, std::unique_ptr<GrpcSession>* session) {
+  std::unique_ptr<MasterInterface> master;
+  TW_RETURN_IF_ERROR(NewMaster(options, &master));
+  session->reset(new GrpcSession(options, std::move(master)));
   return Status::OK();
 }
 
 Status GrpcSession::Reset(const SessionOptions& options,
                           const std::vector<std::string>& containers) {
-  std::string host_port;
-  TW_RETURN_IF_ERROR(ParseGrpcTarget(options.target, &host_port));
-  std::shared_ptr<::grpc::Channel> channel;
-  TW_RETURN_IF_ERROR(NewGrpcChannel(host_port, &channel));
-  auto stub = tensorflow::MasterService::NewStub(channel);
+  std::unique_ptr<MasterInterface> master;
+  TW_RETURN_IF_ERROR(NewMaster(options, &master));
   ResetRequest request;
   for (const std::string& container : containers) request.add_container(container);
   *request.mutable_device_filters() = options.config.device_filters();
   ResetResponse response;
-  ::grpc::ClientContext context;
-  SetTimeout(&context, options.config.operation_timeout_in_ms());
-  return FromGrpcStatus(stub->Reset(&context, request, &response));
+  CallOptions call;
+  call.SetTimeout(options.config.operation_timeout_in_ms());
+  return master->Reset(&call, request, &response);
 }
 
 GrpcSession::~GrpcSession() { Close(); }
@@ -136,7 +133,7 @@ Status GrpcSession::CreateLocked(const GraphDef& graph) {
   CreateSessionResponse response;
   TrackedCall call(this, options_.config.operation_timeout_in_ms());
   TW_RETURN_IF_ERROR(call.Begin());
-  TW_RETURN_IF_ERROR(call.Finish(stub_->CreateSession(call.context(), request, &response)));
+  TW_RETURN_IF_ERROR(call.Finish(master_->CreateSession(call.options(), request, &response)));
   if (response.session_handle().empty()) {
     return errors::Internal("The master at ", options_.target, " returned no session handle");
   }
@@ -153,9 +150,9 @@ Status GrpcSession::CreateLocked(const GraphDef& graph) {
   CloseSessionRequest close;
   close.set_session_handle(response.session_handle());
   CloseSessionResponse closed;
-  ::grpc::ClientContext context;
-  SetTimeout(&context, options_.config.operation_timeout_in_ms());
-  stub_->CloseSession(&context, close, &closed);
+  CallOptions close_call;
+  close_call.SetTimeout(options_.config.operation_timeout_in_ms());
+  master_->CloseSession(&close_call, close, &closed);
   return ClosedError();
 }
 
@@ -173,7 +170,7 @@ Status GrpcSession::Extend(const GraphDef& graph) {
   ExtendSessionResponse response;
   TrackedCall call(this, options_.config.operation_timeout_in_ms());
   TW_RETURN_IF_ERROR(call.Begin());
-  TW_RETURN_IF_ERROR(call.Finish(stub_->ExtendSession(call.context(), request, &response)));
+  TW_RETURN_IF_ERROR(call.Finish(master_->ExtendSession(call.options(), request, &response)));
   std::lock_guard<std::mutex> state_lock(mu_);
   graph_version_ = response.new_graph_version();
   return Status::OK();
@@ -212,39 +209,30 @@ Status GrpcSession::Run(const RunOptions& options,
   const int64_t timeout_ms = StepTimeout(options.timeout_in_ms());
   *request.mutable_options() = options;
   request.mutable_options()->set_timeout_in_ms(timeout_ms);
-  for (const auto& input : inputs) {
-    NamedTensorProto* feed = request.add_feed();
-    feed->set_name(input.first);
-    input.second.AsProtoTensorContent(feed->mutable_tensor());
-  }
   // Each name is fetched once; a repeated fetch gets a copy of the first.
   std::unordered_map<std::string, size_t> first_position;
   for (size_t i = 0; i < output_names.size(); ++i) {
     if (first_position.emplace(output_names[i], i).second) request.add_fetch(output_names[i]);
   }
   for (const std::string& target : target_nodes) request.add_target(target);
-  request.set_store_errors_in_response_body(true);
   request.set_request_id(NewRequestId());
 
   RunStepResponse response;
+  NamedTensors fetched;
   TrackedCall call(this, timeout_ms);
   TW_RETURN_IF_ERROR(call.Begin());
-  TW_RETURN_IF_ERROR(call.Finish(stub_->RunStep(call.context(), request, &response)));
-  TW_RETURN_IF_ERROR(FromCodeAndMessage(response.status_code(), response.status_error_message()));
+  TW_RETURN_IF_ERROR(
+      call.Finish(master_->RunStep(call.options(), request, inputs, &response, &fetched)));
 
   std::vector<Tensor> results(output_names.size());
   std::vector<bool> received(output_names.size(), false);
-  for (const NamedTensorProto& named : response.tensor()) {
-    auto position = first_position.find(named.name());
+  for (auto& [name, value] : fetched) {
+    auto position = first_position.find(name);
     if (position == first_position.end()) {
-      return errors::Internal("The master returned a tensor for '", named.name(),
+      return errors::Internal("The master returned a tensor for '", name,
                               "', which was not fetched");
     }
-    Status parsed = Tensor::FromProto(named.tensor(), &results[position->second]);
-    if (!parsed.ok()) {
-      return errors::InvalidArgument("Cannot parse the tensor the master returned for '",
-                                     named.name(), "': ", parsed.message());
-    }
+    results[position->second] = std::move(value);
     received[position->second] = true;
   }
   for (size_t i = 0; i < output_names.size(); ++i) {
@@ -267,7 +255,7 @@ Status GrpcSession::MakeCallable(const CallableOptions& options, CallableHandle*
   MakeCallableResponse response;
   TrackedCall call(this, options_.config.operation_timeout_in_ms());
   TW_RETURN_IF_ERROR(call.Begin());
-  TW_RETURN_IF_ERROR(call.Finish(stub_->MakeCallable(call.context(), request, &response)));
+  TW_RETURN_IF_ERROR(call.Finish(master_->MakeCallable(call.options(), request, &response)));
   std::lock_guard<std::mutex> lock(mu_);
   Callable& callable = callables_[response.handle()];
   callable.timeout_ms = StepTimeout(options.run_options().timeout_in_ms());
@@ -292,23 +280,16 @@ Status GrpcSession::RunCallable(CallableHandle handle, const std::vector<Tensor>
     callable = found->second;
   }
   request.set_handle(handle);
-  for (const Tensor& feed : feeds) feed.AsProtoTensorContent(request.add_feed());
   request.set_request_id(NewRequestId());
   RunCallableResponse response;
+  std::vector<Tensor> results;
   TrackedCall call(this, callable.timeout_ms);
   TW_RETURN_IF_ERROR(call.Begin());
-  TW_RETURN_IF_ERROR(call.Finish(stub_->RunCallable(call.context(), request, &response)));
-  if (response.fetch_size() != callable.num_fetches) {
-    return errors::Internal("The master returned ", response.fetch_size(),
-                            " tensors for a callable with ", callable.num_fetches, " fetches");
-  }
-  std::vector<Tensor> results(response.fetch_size());
-  for (int i = 0; i < response.fetch_size(); ++i) {
-    Status parsed = Tensor::FromProto(response.fetch(i), &results[i]);
-    if (!parsed.ok()) {
-      return errors::InvalidArgument("Cannot parse the tensor the master returned for fetch ", i,
-                                     ": ", parsed.message());
-    }
+  TW_RETURN_IF_ERROR(
+      call.Finish(master_->RunCallable(call.options(), request, feeds, &response, &results)));
+  if (results.size() != static_cast<size_t>(callable.num_fetches)) {
+    return errors::Internal("The master returned ", results.size(), " tensors for a callable with ",
+                            callable.num_fetches, " fetches");
   }
   *fetches = std::move(results);
   runs_.fetch_add(1, std::memory_order_relaxed);
@@ -333,7 +314,7 @@ Status GrpcSession::ReleaseCallable(CallableHandle handle) {
   TrackedCall call(this, options_.config.operation_timeout_in_ms());
   Status begun = call.Begin();
   if (!begun.ok()) return Status::OK();  // closed meanwhile
-  return call.Finish(stub_->ReleaseCallable(call.context(), request, &response));
+  return call.Finish(master_->ReleaseCallable(call.options(), request, &response));
 }
 
 // --- Devices and lifecycle -------------------------------------------------
@@ -355,7 +336,7 @@ Status GrpcSession::ListDevices(std::vector<DeviceAttributes>* devices) {
   ListDevicesResponse response;
   TrackedCall call(this, options_.config.operation_timeout_in_ms());
   TW_RETURN_IF_ERROR(call.Begin());
-  TW_RETURN_IF_ERROR(call.Finish(stub_->ListDevices(call.context(), request, &response)));
+  TW_RETURN_IF_ERROR(call.Finish(master_->ListDevices(call.options(), request, &response)));
   devices->clear();
   for (const proto::DeviceAttributes& device : response.local_device()) {
     devices->push_back(FromProto(device));
@@ -374,14 +355,14 @@ Status GrpcSession::Close() {
     closed_ = true;
     // Calls in flight end now with CANCELLED; the master cancels their
     // steps when it closes the session.
-    for (::grpc::ClientContext* context : calls_in_flight_) context->TryCancel();
+    for (CallOptions* call : calls_in_flight_) call->StartCancel();
     if (handle_.empty()) return Status::OK();
     request.set_session_handle(handle_);
   }
   CloseSessionResponse response;
-  ::grpc::ClientContext context;
-  SetTimeout(&context, options_.config.operation_timeout_in_ms());
-  return FromGrpcStatus(stub_->CloseSession(&context, request, &response));
+  CallOptions call;
+  call.SetTimeout(options_.config.operation_timeout_in_ms());
+  return master_->CloseSession(&call, request, &response);
 }
 
 SessionStats GrpcSession::stats() const {

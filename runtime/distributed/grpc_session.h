@@ -1,6 +1,9 @@
-// GrpcSession: a Session whose graph lives in a remote master, reached over
-// gRPC with TensorFlow's MasterService protocol (a TensorFlow server or a
-// tensorweave one). NewSession makes one for targets "grpc://host:port".
+// GrpcSession: a Session whose graph lives in a master, reached over gRPC
+// with TensorFlow's MasterService protocol (a TensorFlow server or a
+// tensorweave one), or directly when the master is served by this very
+// process (local_master.h; ConfigProto.rpc_options.
+// use_rpc_for_inprocess_master forces RPC). NewSession makes one for
+// targets "grpc://host:port".
 //
 //   SessionOptions options;
 //   options.target = "grpc://localhost:2222";
@@ -21,9 +24,9 @@
 //   put back in fetch order. MakeCallable, RunCallable and ReleaseCallable
 //   use the master's callable RPCs; ListDevices the ListDevices RPC.
 // - Timeouts: RunOptions.timeout_in_ms (for a callable, its run_options'),
-//   else config.operation_timeout_in_ms, is sent to the master and is also
-//   the call's gRPC deadline, so a step that outlives it fails with
-//   DEADLINE_EXCEEDED even when the master does not answer.
+//   else config.operation_timeout_in_ms, is sent to the master and also
+//   bounds the RPC (grpc_remote_master.h), so a step that outlives it fails
+//   with DEADLINE_EXCEEDED even when the master does not answer.
 // - Errors: the master's status arrives with its code unchanged; a master
 //   that cannot be reached, or dies, gives UNAVAILABLE within seconds
 //   (channel keepalive; see grpc_channel.h).
@@ -35,8 +38,6 @@
 #ifndef TENSORWEAVE_DISTRIBUTED_GRPC_SESSION_H_
 #define TENSORWEAVE_DISTRIBUTED_GRPC_SESSION_H_
 
-#include <grpcpp/client_context.h>
-
 #include <atomic>
 #include <map>
 #include <memory>
@@ -47,7 +48,7 @@
 #include <vector>
 
 #include "runtime/common_runtime/session.h"
-#include "tensorweave/proto/tensorflow_services.grpc.pb.h"
+#include "runtime/distributed/master_interface.h"
 
 namespace tensorweave {
 
@@ -81,11 +82,14 @@ class GrpcSession : public Session {
   SessionStats stats() const override;
 
  private:
-  GrpcSession(const SessionOptions& options, std::unique_ptr<tensorflow::MasterService::Stub> stub)
-      : options_(options), stub_(std::move(stub)) {}
+  GrpcSession(const SessionOptions& options, std::unique_ptr<MasterInterface> master)
+      : options_(options), master_(std::move(master)) {}
 
-  // A client context registered for Close to cancel; unregistered when
-  // destroyed.
+  // The master of options.target: this process's own (local_master.h)
+  // unless the config asks for RPC, else a remote one.
+  static Status NewMaster(const SessionOptions& options, std::unique_ptr<MasterInterface>* master);
+
+  // A call registered for Close to cancel; unregistered when destroyed.
   class TrackedCall;
 
   // Create and Extend with extend_mu_ held.
@@ -97,7 +101,7 @@ class GrpcSession : public Session {
   int64_t StepTimeout(int64_t timeout_ms) const;
 
   const SessionOptions options_;
-  const std::unique_ptr<tensorflow::MasterService::Stub> stub_;
+  const std::unique_ptr<MasterInterface> master_;
 
   // Serializes Create and Extend: each ExtendSession names the version the
   // previous one returned.
@@ -107,7 +111,7 @@ class GrpcSession : public Session {
   std::string handle_;     // empty until CreateSession succeeded
   int64_t graph_version_ = 0;
   bool closed_ = false;
-  std::set<::grpc::ClientContext*> calls_in_flight_;
+  std::set<CallOptions*> calls_in_flight_;
   // What a callable's runs need to know. Released entries stay, so a
   // second release is OK and an unknown handle is an error.
   struct Callable {

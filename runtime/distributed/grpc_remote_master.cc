@@ -1,0 +1,177 @@
+#include "runtime/distributed/grpc_remote_master.h"
+
+#include <grpc/support/time.h>
+#include <grpcpp/client_context.h>
+#include <grpcpp/completion_queue.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "runtime/distributed/grpc_channel.h"
+#include "runtime/distributed/grpc_util.h"
+#include "tensorweave/proto/tensorflow_services.grpc.pb.h"
+
+namespace tensorweave {
+namespace {
+
+using Stub = tensorflow::MasterService::Stub;
+
+// How long past its CallOptions timeout a call's deadline is: the master
+// enforces a step's timeout itself and says what was still pending; the
+// deadline only covers a master that cannot answer.
+constexpr int64_t kMasterFirstGraceMs = 1000;
+
+// How long a caller polls for its answer before it sleeps. A thread
+// wake-up costs tens of microseconds on small (virtual) machines, as much
+// as a quick step's whole round trip; polling a little longer than such a
+// round trip takes the answer without one. Longer calls sleep after the
+// budget, so a slow step costs this much CPU once.
+constexpr std::chrono::microseconds kPollBudget{300};
+
+// The context of one call, shared with the cancel callback the call leaves
+// in its CallOptions: a StartCancel that races the call's end never
+// touches a freed context.
+struct CallState {
+  std::mutex mu;
+  bool finished = false;  // guarded by mu
+  ::grpc::ClientContext context;
+};
+
+// Waits for the single event of `queue` (the call's completion), polling
+// for up to kPollBudget first.
+void AwaitCompletion(::grpc::CompletionQueue* queue) {
+  void* tag = nullptr;
+  bool ok = false;
+  const auto poll_until = std::chrono::steady_clock::now() + kPollBudget;
+  do {
+    if (queue->AsyncNext(&tag, &ok, gpr_time_0(GPR_CLOCK_MONOTONIC)) ==
+        ::grpc::CompletionQueue::GOT_EVENT) {
+      return;
+    }
+  } while (std::chrono::steady_clock::now() < poll_until);
+  queue->Next(&tag, &ok);
+}
+
+class GrpcRemoteMaster final : public MasterInterface {
+ public:
+  explicit GrpcRemoteMaster(std::shared_ptr<::grpc::Channel> channel)
+      : stub_(tensorflow::MasterService::NewStub(std::move(channel))) {}
+
+  Status CreateSession(CallOptions* call, const CreateSessionRequest& request,
+                       CreateSessionResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncCreateSession);
+  }
+  Status ExtendSession(CallOptions* call, const ExtendSessionRequest& request,
+                       ExtendSessionResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncExtendSession);
+  }
+  Status RunStep(CallOptions* call, const RunStepRequest& request, const NamedTensors& feeds,
+                 RunStepResponse* response, NamedTensors* fetched) override {
+    RunStepRequest with_feeds = request;
+    for (const auto& [name, value] : feeds) {
+      NamedTensorProto* feed = with_feeds.add_feed();
+      feed->set_name(name);
+      value.AsProtoTensorContent(feed->mutable_tensor());
+    }
+    with_feeds.set_store_errors_in_response_body(true);
+    TW_RETURN_IF_ERROR(Call(call, with_feeds, response, &Stub::PrepareAsyncRunStep));
+    TW_RETURN_IF_ERROR(
+        FromCodeAndMessage(response->status_code(), response->status_error_message()));
+    fetched->clear();
+    for (const NamedTensorProto& named : response->tensor()) {
+      Tensor value;
+      Status parsed = Tensor::FromProto(named.tensor(), &value);
+      if (!parsed.ok()) {
+        return errors::InvalidArgument("Cannot parse the tensor the master returned for '",
+                                       named.name(), "': ", parsed.message());
+      }
+      fetched->emplace_back(named.name(), std::move(value));
+    }
+    response->clear_tensor();
+    return Status::OK();
+  }
+  Status CloseSession(CallOptions* call, const CloseSessionRequest& request,
+                      CloseSessionResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncCloseSession);
+  }
+  Status ListDevices(CallOptions* call, const ListDevicesRequest& request,
+                     ListDevicesResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncListDevices);
+  }
+  Status Reset(CallOptions* call, const ResetRequest& request, ResetResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncReset);
+  }
+  Status MakeCallable(CallOptions* call, const MakeCallableRequest& request,
+                      MakeCallableResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncMakeCallable);
+  }
+  Status RunCallable(CallOptions* call, const RunCallableRequest& request,
+                     const std::vector<Tensor>& feeds, RunCallableResponse* response,
+                     std::vector<Tensor>* fetched) override {
+    RunCallableRequest with_feeds = request;
+    for (const Tensor& feed : feeds) feed.AsProtoTensorContent(with_feeds.add_feed());
+    TW_RETURN_IF_ERROR(Call(call, with_feeds, response, &Stub::PrepareAsyncRunCallable));
+    fetched->assign(response->fetch_size(), Tensor());
+    for (int i = 0; i < response->fetch_size(); ++i) {
+      Status parsed = Tensor::FromProto(response->fetch(i), &(*fetched)[i]);
+      if (!parsed.ok()) {
+        return errors::InvalidArgument("Cannot parse the tensor the master returned for fetch ", i,
+                                       ": ", parsed.message());
+      }
+    }
+    response->clear_fetch();
+    return Status::OK();
+  }
+  Status ReleaseCallable(CallOptions* call, const ReleaseCallableRequest& request,
+                         ReleaseCallableResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncReleaseCallable);
+  }
+
+ private:
+  // One unary call: `prepare` is the stub's PrepareAsync<Method>.
+  template <typename Request, typename Response, typename Prepare>
+  Status Call(CallOptions* call, const Request& request, Response* response, Prepare prepare) {
+    auto state = std::make_shared<CallState>();
+    const int64_t timeout_ms = call->GetTimeout();
+    SetTimeout(&state->context, timeout_ms > 0 ? timeout_ms + kMasterFirstGraceMs : 0);
+    call->SetCancelCallback([state] {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (!state->finished) state->context.TryCancel();
+    });
+    ::grpc::Status grpc_status;
+    {
+      ::grpc::CompletionQueue queue;
+      auto rpc = ((*stub_).*prepare)(&state->context, request, &queue);
+      rpc->StartCall();
+      rpc->Finish(response, &grpc_status, nullptr);
+      AwaitCompletion(&queue);
+      queue.Shutdown();
+      void* tag = nullptr;
+      bool ok = false;
+      while (queue.Next(&tag, &ok)) {
+      }
+    }
+    call->ClearCancelCallback();
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->finished = true;
+    }
+    Status status = FromGrpcStatus(grpc_status);
+    // Our own deadline passed (not a DEADLINE_EXCEEDED the master sent).
+    if (errors::IsDeadlineExceeded(status) && timeout_ms > 0 &&
+        std::chrono::system_clock::now() >= state->context.deadline()) {
+      return errors::DeadlineExceeded("Timed out after ", timeout_ms, " ms: ", status.message());
+    }
+    return status;
+  }
+
+  const std::unique_ptr<Stub> stub_;
+};
+
+}  // namespace
+
+std::unique_ptr<MasterInterface> NewGrpcRemoteMaster(std::shared_ptr<::grpc::Channel> channel) {
+  return std::make_unique<GrpcRemoteMaster>(std::move(channel));
+}
+
+}  // namespace tensorweave
