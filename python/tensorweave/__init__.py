@@ -62,6 +62,7 @@ from tensorweave.framework.ops import (  # noqa: F401
     add_to_collection,
     add_to_collections,
     colocate_with,
+    container,
     control_dependencies,
     convert_to_tensor,
     device,

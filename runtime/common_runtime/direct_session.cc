@@ -609,8 +609,8 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   return Status::OK();
 }
 
-void DirectSession::ClearVariables() {
-  for (const std::unique_ptr<Device>& device : devices_) device->variables()->Clear();
+void DirectSession::ClearVariables(const std::vector<std::string>& containers) {
+  for (const std::unique_ptr<Device>& device : devices_) device->variables()->Clear(containers);
 }
 
 Status DirectSession::GetPartitionGraphs(const std::vector<std::string>& feed_names,
@@ -655,7 +655,7 @@ Status DirectSessionFactory::Reset(const SessionOptions& options,
                                    const std::vector<std::string>& containers) {
   LiveSessions& live = GetLiveSessions();
   std::lock_guard<std::mutex> lock(live.mu);
-  for (DirectSession* session : live.sessions) session->ClearVariables();
+  for (DirectSession* session : live.sessions) session->ClearVariables(containers);
   return Status::OK();
 }
 

@@ -87,10 +87,9 @@ class DirectSession : public Session {
   Status Close() override;
   SessionStats stats() const override;
 
-  // Makes every variable of this session's devices uninitialized (Reset,
-  // session.h: variables are not kept apart by container, so any reset
-  // clears them all).
-  void ClearVariables();
+  // Makes the variables of `containers` (the default one when empty) on
+  // this session's devices uninitialized (Reset, session.h).
+  void ClearVariables(const std::vector<std::string>& containers);
 
   // For tests and debugging: the partition graphs (by device name) built
   // for a signature that has run. NOT_FOUND if it has not.

@@ -120,11 +120,12 @@ class Session {
 // INTERNAL when more than one does.
 Status NewSession(const SessionOptions& options, std::unique_ptr<Session>* session);
 
-// Clears the resource containers `containers` (all of them when empty) of
-// the sessions the factory for `options` reaches: for a remote target, the
-// master's (which also closes its sessions); for "", the variables of every
-// live in-process session. Errors as NewSession's when no factory accepts
-// the options; UNIMPLEMENTED when the factory cannot reset.
+// Clears the resource containers `containers` (the default one, "localhost",
+// when empty; as TensorFlow) of the sessions the factory for `options`
+// reaches: for a remote target, the master's (which also closes its
+// sessions); for "", the variables of every live in-process session. Errors
+// as NewSession's when no factory accepts the options; UNIMPLEMENTED when
+// the factory cannot reset.
 Status Reset(const SessionOptions& options, const std::vector<std::string>& containers);
 
 }  // namespace tensorweave

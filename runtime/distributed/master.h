@@ -66,7 +66,7 @@ class Master {
   Status CloseSession(const CloseSessionRequest& request, CloseSessionResponse* response);
   Status ListDevices(const ListDevicesRequest& request, ListDevicesResponse* response);
   // Closes every session of this master and clears the containers named
-  // (all when none) on the workers the device filters select.
+  // (the default one when none) on the workers the device filters select.
   Status Reset(const ResetRequest& request, ResetResponse* response);
   Status MakeCallable(const MakeCallableRequest& request, MakeCallableResponse* response);
   Status RunCallable(const RunCallableRequest& request, RunCallableResponse* response);

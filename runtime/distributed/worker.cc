@@ -379,10 +379,12 @@ void Worker::CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* req
 
 void Worker::CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request,
                              CleanupAllResponse* response, StatusCallback done) {
-  // Variables do not record their container (every one lives in the default
-  // container), so any CleanupAll empties the shared stores; sessions with
-  // isolated state keep theirs until they are deleted, as in TensorFlow.
-  for (Device* device : device_ptrs_) device->variables()->Clear();
+  // The containers named (the default one when none) of the shared
+  // devices; sessions with isolated state keep theirs until they are
+  // deleted, as in TensorFlow.
+  const std::vector<std::string> containers(request->container().begin(),
+                                            request->container().end());
+  for (Device* device : device_ptrs_) device->variables()->Clear(containers);
   done(Status::OK());
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "runtime/framework/tensor.h"
 
@@ -27,28 +28,34 @@ struct Variable {
   Tensor tensor;  // guarded by mu
 };
 
-// The variables of one device, by shared name. They live as long as the
-// device, i.e. as long as the session that made it.
+// The variables of one device, by container and shared name, as
+// TensorFlow's resource manager keeps them: a VariableV2 whose `container`
+// attr is empty lives in the default container, "localhost". They live as
+// long as the device, i.e. as long as the session or worker that made it.
 class VariableStore {
  public:
-  // The existing variable with this name, or a new uninitialized one.
-  Variable* LookupOrCreate(const std::string& name);
+  static constexpr char kDefaultContainer[] = "localhost";
+
+  // The existing variable with this name in `container` ("" is the
+  // default one), or a new uninitialized one.
+  Variable* LookupOrCreate(const std::string& container, const std::string& name);
+  Variable* LookupOrCreate(const std::string& name) { return LookupOrCreate("", name); }
   // Null when absent.
-  Variable* Lookup(const std::string& name);
-  // Makes every variable uninitialized again and frees its value (a
-  // worker's CleanupAll, a master's Reset). The Variable objects stay, since
-  // kernels keep pointers to them; the next run must initialize them anew.
-  void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& entry : variables_) {
-      std::lock_guard<std::mutex> variable_lock(entry.second->mu);
-      entry.second->tensor = Tensor();
-    }
-  }
+  Variable* Lookup(const std::string& container, const std::string& name);
+  Variable* Lookup(const std::string& name) { return Lookup("", name); }
+  // Makes every variable of the named containers uninitialized again and
+  // frees its value: of the default container when `containers` is empty,
+  // else of exactly those named (a worker's CleanupAll, a session Reset).
+  // The Variable objects stay, since kernels keep pointers to them; the
+  // next run must initialize them anew.
+  void Clear(const std::vector<std::string>& containers);
 
  private:
+  static const std::string& ContainerOrDefault(const std::string& container);
+
   std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Variable>> variables_;
+  // container -> name -> variable
+  std::map<std::string, std::map<std::string, std::unique_ptr<Variable>>> containers_;
 };
 
 class Device {

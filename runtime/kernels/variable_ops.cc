@@ -19,11 +19,12 @@ namespace tensorweave {
 namespace {
 
 // Outputs a reference to the device's variable named by shared_name (or,
-// when that is empty, by the node's name). Containers are not kept apart:
-// every variable of a device lives in one namespace.
+// when that is empty, by the node's name) in the node's container (the
+// default one when empty).
 class VariableOp : public CheapKernel {
  public:
   explicit VariableOp(OpKernelConstruction* c) : CheapKernel(c) {
+    OP_REQUIRES_OK(c, c->GetAttr("container", &container_));
     OP_REQUIRES_OK(c, c->GetAttr("shared_name", &variable_name_));
     if (variable_name_.empty()) variable_name_ = name();
   }
@@ -35,13 +36,14 @@ class VariableOp : public CheapKernel {
                   errors::Internal("VariableV2 needs a device to hold its variable"));
       // Lookups of one name always return the same object, so a race here
       // stores the same pointer twice.
-      variable = ctx->device()->variables()->LookupOrCreate(variable_name_);
+      variable = ctx->device()->variables()->LookupOrCreate(container_, variable_name_);
       variable_.store(variable, std::memory_order_release);
     }
     ctx->set_output_ref(0, variable);
   }
 
  private:
+  std::string container_;
   std::string variable_name_;
   std::atomic<Variable*> variable_{nullptr};
 };

@@ -163,6 +163,54 @@ def test_session_reset_clears_in_process_variables():
         assert sess.run(v) == 3.0
 
 
+# As TensorFlow 2.21 does (checked with tf.compat.v1 on a local server):
+# reset([]) clears the default container only, reset(["foo"]) only "foo",
+# and the default container is named "localhost". In-process sessions keep
+# their variables only while they live (one session is held); a server
+# keeps them across sessions (Reset also closes the server's sessions).
+RESETS = [
+    ([], [False, True]),
+    (None, [False, True]),
+    (["foo"], [True, False]),
+    (["localhost"], [False, True]),
+    (["foo", "localhost"], [False, False]),
+    (["elsewhere"], [True, True]),
+]
+
+
+def _two_containers():
+    in_default = tf.Variable(1.0, name="in_default")
+    with tf.container("foo"):
+        in_foo = tf.Variable(2.0, name="in_foo")
+    assert in_default.op.get_attr("container") == b""
+    assert in_foo.op.get_attr("container") == b"foo"
+    initialized = [tf.is_variable_initialized(v) for v in (in_default, in_foo)]
+    return tf.global_variables_initializer(), initialized
+
+
+def test_session_reset_clears_only_the_containers_named_in_process():
+    init, initialized = _two_containers()
+    with tf.Session() as sess:
+        for containers, expected in RESETS:
+            sess.run(init)
+            tf.Session.reset("", containers)
+            assert sess.run(initialized) == expected, containers
+
+
+def test_session_reset_clears_only_the_containers_named_on_a_server():
+    server = tf.train.Server.create_local_server()
+    try:
+        init, initialized = _two_containers()
+        for containers, expected in RESETS:
+            with tf.Session(server.target) as sess:
+                sess.run(init)
+            tf.Session.reset(server.target, containers)
+            with tf.Session(server.target) as sess:
+                assert sess.run(initialized) == expected, containers
+    finally:
+        server.stop()
+
+
 def test_session_reset_of_an_unreachable_master_is_unavailable_fast():
     started = time.monotonic()
     with pytest.raises(tf.errors.UnavailableError):

@@ -288,11 +288,12 @@ class BaseSession:
 
     @staticmethod
     def reset(target, containers=None, config=None):
-        """Clears the resource containers `containers` (a list of names; all
-        when None or empty) of the sessions `target` reaches: for
+        """Clears the resource containers `containers` (a list of names; the
+        default container, "localhost", when None or empty, as in
+        TensorFlow; see tf.container) of the sessions `target` reaches: for
         "grpc://host:port" the master's, which also closes every session it
-        holds; for "" the variables of every in-process session, which
-        become uninitialized.
+        holds; for "" the variables of every in-process session. Their
+        variables become uninitialized.
 
             tf.Session.reset("grpc://localhost:2222")
         """

@@ -309,6 +309,7 @@ class Graph:
         self._finalized = False
         self._scopes = threading.local()
         self._gradient_override_map = {}
+        self._container = ""
         self.seed = None
 
     def __del__(self):
@@ -384,6 +385,19 @@ class Graph:
             yield
         finally:
             self._device_stack, self._colocation_stack = saved_devices, saved_colocation
+
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """Stateful ops created inside (variables) keep their state in the
+        resource container `container_name`, as in TensorFlow: their
+        `container` attr is set unless given; Session.reset(target,
+        [container_name]) clears just that container."""
+        saved = self._container
+        self._container = container_name
+        try:
+            yield self._container
+        finally:
+            self._container = saved
 
     # --- building -------------------------------------------------------------
 
@@ -546,6 +560,8 @@ class Graph:
         with self._lock:
             controls = list(control_inputs) + self._control_inputs_for(input_ops)
             device = self._device_for(op_type, name) if compute_device else ""
+            if self._container and attrs and "container" in attrs and not attrs["container"]:
+                attrs = dict(attrs, container=self._container)
             if self._colocation_stack:
                 groups = sorted({g for c in self._colocation_stack for g in c.colocation_groups()})
                 attrs = dict(attrs or {}, _class=groups)
@@ -901,6 +917,10 @@ def device(device_name_or_function):
 
 def colocate_with(op, ignore_existing=False):
     return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def container(container_name):
+    return get_default_graph().container(container_name)
 
 
 def add_to_collection(name, value):
