@@ -90,7 +90,8 @@ const std::vector<IntChannelArgument>& SocketReadChannelArguments();
 // the process ("ref_counted.h: assertion failed: prior > 0"), e.g. when a
 // session's last channel closes as a server starts. One channel that is
 // never destroyed keeps the count above zero. Idempotent and thread-safe;
-// every channel and server made here calls it.
+// every channel and server made here calls it. The first call also turns
+// off Abseil's lock-order tracking, which Debian's build leaves on.
 void HoldGrpcCallbackQueue();
 
 // A deadline `timeout_ms` from now on `context`; <= 0 means none.
