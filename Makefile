@@ -149,6 +149,12 @@ $(BUILD)/tools/fuzz/%: tools/fuzz/%.cc $(FUZZ_COMMON_SRCS) $(wildcard tools/fuzz
 	$(CXX) $(CXXFLAGS) $< $(FUZZ_COMMON_SRCS) -o $@ -L$(BUILD)/lib -ltensorweave \
 	    -Wl,-rpath,$(abspath $(BUILD)/lib) $(LDLIBS)
 
+# C++ benchmarks (bench/*.cc), one binary each.
+$(BUILD)/bench/%: bench/%.cc $(LIB) | $(PROTO_H) $(GRPC_H)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $< -o $@ -L$(BUILD)/lib -ltensorweave \
+	    -Wl,-rpath,$(abspath $(BUILD)/lib) $(LDLIBS)
+
 $(BUILD)/examples/%: examples/%.c c_api/c_api.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -Wall -Werror -I. $< -o $@ -L$(BUILD)/lib -ltensorweave \
@@ -294,9 +300,10 @@ demo: deps
 	PYTHONPATH=python $(PYTHON) examples/train_digits.py
 	for e in $(C_EXAMPLE_BINS); do (cd examples && ../$$e) || exit 1; done
 
-bench: lib python
+bench: lib python $(BUILD)/bench/grpc_floor
 	PYTHONPATH=python $(PYTHON) bench/session_overhead.py
 	PYTHONPATH=python $(PYTHON) bench/train_step.py
+	$(BUILD)/bench/grpc_floor
 
 clean:
 	rm -rf $(BUILD) python/tensorweave/_pywrap_tensorweave*.so python/tensorweave/pywrap_tensorweave.py \
