@@ -37,7 +37,7 @@ Status KeyOfTransferNode(const NodeDef& node, std::string* key) {
 }  // namespace
 
 void RegisteredGraph::RunAsync(const Executor::Args& args, const Executor::Runner& runner,
-                               Executor::DoneCallback done) const {
+                               bool run_last_inline, Executor::DoneCallback done) const {
   struct Barrier {
     std::mutex mu;
     int pending = 0;
@@ -51,11 +51,9 @@ void RegisteredGraph::RunAsync(const Executor::Args& args, const Executor::Runne
     barrier->done(Status::OK());
     return;
   }
-  for (const std::unique_ptr<Executor>& executor : executors_) {
-    Executor* raw = executor.get();
-    // Kernels that run inline would otherwise run on the caller's thread
-    // (an RPC thread) one executor after another.
-    runner([raw, args, barrier] {
+  for (size_t i = 0; i < executors_.size(); ++i) {
+    Executor* raw = executors_[i].get();
+    auto start = [raw, args, barrier] {
       raw->RunAsync(args, [barrier](const Status& status) {
         Executor::DoneCallback finished;
         Status result;
@@ -68,7 +66,14 @@ void RegisteredGraph::RunAsync(const Executor::Args& args, const Executor::Runne
         }
         finished(result);
       });
-    });
+    };
+    if (run_last_inline && i + 1 == executors_.size()) {
+      start();
+    } else {
+      // Kernels that run inline would otherwise run on the caller's thread
+      // (an RPC thread) one executor after another.
+      runner(std::move(start));
+    }
   }
 }
 

@@ -6,7 +6,7 @@
 //   TW_RETURN_IF_ERROR(graphs.Register(request.graph_def(), &handle));
 //   std::shared_ptr<const RegisteredGraph> graph;
 //   TW_RETURN_IF_ERROR(graphs.Lookup(handle, &graph));
-//   graph->RunAsync(args, runner, [](const Status& s) { ... });   // one step
+//   graph->RunAsync(args, runner, false, [](const Status& s) { ... });   // one step
 //   TW_RETURN_IF_ERROR(graphs.Deregister(handle));
 //
 // A registered graph holds only nodes placed on this worker's devices (the
@@ -42,10 +42,12 @@ class RegisteredGraph {
   const std::map<std::string, DataType>& feed_keys() const { return feed_keys_; }
   const std::set<std::string>& fetch_keys() const { return fetch_keys_; }
 
-  // Runs one step on every device's executor (each started through
-  // `runner`); `done` runs once, after all of them finished, with the first
-  // error.
-  void RunAsync(const Executor::Args& args, const Executor::Runner& runner,
+  // Runs one step on every device's executor, each started through
+  // `runner` except, with `run_last_inline`, the last, which starts on the
+  // calling thread (for a caller that would only block waiting: a hop to
+  // the pool and back costs a thread wake-up each way). `done` runs once,
+  // after all of them finished, with the first error.
+  void RunAsync(const Executor::Args& args, const Executor::Runner& runner, bool run_last_inline,
                 Executor::DoneCallback done) const;
 
  private:

@@ -24,9 +24,9 @@ struct ClientCall {
   ::grpc::ClientContext context;
 };
 
-// A RecvTensor on raw bytes: the request and response buffers live with
-// the call.
-struct RawRecvTensorCall : ClientCall {
+// A call on raw bytes (RecvTensor, RunGraph: tensor_coding.h): the request
+// and response buffers live with the call.
+struct RawCall : ClientCall {
   ::grpc::ByteBuffer request;
   ::grpc::ByteBuffer response;
 };
@@ -38,7 +38,7 @@ class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInte
 
   void RecvTensorValueAsync(CallOptions* options, const RecvTensorRequest* request, Tensor* value,
                             StatusCallback done) override {
-    auto call = StartCall<RawRecvTensorCall>(options);
+    auto call = StartCall<RawCall>(options);
     bool own_buffer = false;
     ::grpc::Status serialized = ::grpc::SerializationTraits<RecvTensorRequest>::Serialize(
         *request, &call->request, &own_buffer);
@@ -47,16 +47,28 @@ class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInte
       done(FromGrpcStatus(serialized));
       return;
     }
-    raw_stub_.UnaryCall(&call->context, "/tensorflow.WorkerService/RecvTensor",
-                        ::grpc::StubOptions(), &call->request, &call->response,
-                        [call, options, value, done = std::move(done)](::grpc::Status status) {
-                          FinishCall(call.get(), options);
-                          Status result = FromGrpcStatus(status);
-                          if (result.ok()) {
-                            result = DecodeRecvTensorResponse(call->response, value);
-                          }
-                          done(result);
-                        });
+    IssueRaw(
+        std::move(call), options, "/tensorflow.WorkerService/RecvTensor",
+        [value](const ::grpc::ByteBuffer& response) {
+          return DecodeRecvTensorResponse(response, value);
+        },
+        std::move(done));
+  }
+
+  // The sends go out from their own buffers and the recvs are read straight
+  // into tensors (tensor_coding.h).
+  void RunGraphAsync(CallOptions* options, const RunGraphInput* input, RunGraphOutput* output,
+                     StatusCallback done) override {
+    auto call = StartCall<RawCall>(options);
+    EncodeWithTensors(input->request, RunGraphRequest::kSendFieldNumber, input->sends,
+                      &call->request);
+    IssueRaw(
+        std::move(call), options, "/tensorflow.WorkerService/RunGraph",
+        [output](const ::grpc::ByteBuffer& response) {
+          return DecodeWithTensors(response, RunGraphResponse::kRecvFieldNumber, &output->response,
+                                   &output->recvs);
+        },
+        std::move(done));
   }
 
   void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
@@ -86,11 +98,6 @@ class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInte
     Issue(call, request, response, std::move(done),
           [](Stub::async_interface* async, auto... args) { async->DeregisterGraph(args...); });
   }
-  void RunGraphAsync(CallOptions* call, const RunGraphRequest* request, RunGraphResponse* response,
-                     StatusCallback done) override {
-    Issue(call, request, response, std::move(done),
-          [](Stub::async_interface* async, auto... args) { async->RunGraph(args...); });
-  }
   void CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done) override {
     Issue(call, request, response, std::move(done),
@@ -108,6 +115,21 @@ class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInte
   }
 
  private:
+  // Starts raw `method` with the call's request bytes; `decode` reads the
+  // response bytes when the call succeeded.
+  void IssueRaw(std::shared_ptr<RawCall> call, CallOptions* options, const char* method,
+                std::function<Status(const ::grpc::ByteBuffer&)> decode, StatusCallback done) {
+    RawCall* raw = call.get();
+    raw_stub_.UnaryCall(&raw->context, method, ::grpc::StubOptions(), &raw->request, &raw->response,
+                        [call = std::move(call), options, decode = std::move(decode),
+                         done = std::move(done)](::grpc::Status status) {
+                          FinishCall(call.get(), options);
+                          Status result = FromGrpcStatus(status);
+                          if (result.ok()) result = decode(call->response);
+                          done(result);
+                        });
+  }
+
   // Starts `method` (one of the stub's callback-API calls) with the call's
   // timeout as deadline and its cancellation wired to TryCancel.
   template <typename Request, typename Response, typename Method>

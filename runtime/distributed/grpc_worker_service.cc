@@ -61,7 +61,6 @@ TW_SERVE_WITH_WORKER(CreateWorkerSession)
 TW_SERVE_WITH_WORKER(DeleteWorkerSession)
 TW_SERVE_WITH_WORKER(RegisterGraph)
 TW_SERVE_WITH_WORKER(DeregisterGraph)
-TW_SERVE_WITH_WORKER(RunGraph)
 TW_SERVE_WITH_WORKER(CleanupGraph)
 TW_SERVE_WITH_WORKER(CleanupAll)
 
@@ -84,7 +83,46 @@ class RecvTensorCall final : public ::grpc::ServerUnaryReactor {
   RecvTensorRequest request_;
 };
 
+// A RunGraph being served: its decoded request and its result live here
+// until the step has finished.
+class RunGraphCall final : public ::grpc::ServerUnaryReactor {
+ public:
+  CallOptions* options() { return &options_; }
+  RunGraphInput* input() { return &input_; }
+  RunGraphOutput* output() { return &output_; }
+
+  void OnCancel() override { options_.StartCancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  CallOptions options_;
+  RunGraphInput input_;  // caller_waits stays false: kernels never run on gRPC's thread
+  RunGraphOutput output_;
+};
+
 }  // namespace
+
+::grpc::ServerUnaryReactor* GrpcWorkerService::RunGraph(Context* context,
+                                                        const ::grpc::ByteBuffer* request,
+                                                        ::grpc::ByteBuffer* response) {
+  auto* call = new RunGraphCall;
+  Status decoded = DecodeWithTensors(*request, RunGraphRequest::kSendFieldNumber,
+                                     &call->input()->request, &call->input()->sends);
+  if (!decoded.ok()) {
+    call->Finish(ToGrpcStatus(
+        errors::InvalidArgument("RunGraph request is malformed: ", decoded.message())));
+    return call;
+  }
+  worker_->RunGraphAsync(
+      call->options(), call->input(), call->output(), [call, response](const Status& status) {
+        if (status.ok()) {
+          EncodeWithTensors(call->output()->response, RunGraphResponse::kRecvFieldNumber,
+                            call->output()->recvs, response);
+        }
+        call->Finish(ToGrpcStatus(status));
+      });
+  return call;
+}
 
 ::grpc::ServerUnaryReactor* GrpcWorkerService::RecvTensor(Context* context,
                                                           const ::grpc::ByteBuffer* request,

@@ -30,11 +30,13 @@
 
 namespace tensorweave {
 
-// RecvTensor is served on raw bytes, so the tensor's buffer goes out
-// without being copied into a TensorProto (tensor_coding.h); the bytes are
-// still exactly a RecvTensorResponse.
-using WorkerCallbackService = tensorflow::WorkerService::WithRawCallbackMethod_RecvTensor<
-    tensorflow::WorkerService::CallbackService>;
+// RunGraph and RecvTensor are served on raw bytes, so tensors go out from
+// their own buffers and come in straight into tensors, never copied into a
+// TensorProto (tensor_coding.h); the bytes are still exactly the messages
+// of worker.proto.
+using WorkerCallbackService = tensorflow::WorkerService::WithRawCallbackMethod_RunGraph<
+    tensorflow::WorkerService::WithRawCallbackMethod_RecvTensor<
+        tensorflow::WorkerService::CallbackService>>;
 
 class GrpcWorkerService final : public WorkerCallbackService {
  public:
@@ -59,8 +61,8 @@ class GrpcWorkerService final : public WorkerCallbackService {
                          RegisterGraphResponse* response) override;
   Reactor* DeregisterGraph(Context* context, const DeregisterGraphRequest* request,
                            DeregisterGraphResponse* response) override;
-  Reactor* RunGraph(Context* context, const RunGraphRequest* request,
-                    RunGraphResponse* response) override;
+  Reactor* RunGraph(Context* context, const ::grpc::ByteBuffer* request,
+                    ::grpc::ByteBuffer* response) override;
   Reactor* CleanupGraph(Context* context, const CleanupGraphRequest* request,
                         CleanupGraphResponse* response) override;
   Reactor* CleanupAll(Context* context, const CleanupAllRequest* request,

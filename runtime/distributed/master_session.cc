@@ -91,8 +91,8 @@ struct MasterSession::Step {
 
   struct Call {
     CallOptions options;
-    RunGraphRequest request;
-    RunGraphResponse response;
+    RunGraphInput input;
+    RunGraphOutput output;
     Status status;
   };
   std::vector<Call> calls;  // one per partition (never resized: calls hold their own state)
@@ -279,7 +279,7 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
   Step step(graph.partitions.size());
   const int64_t step_id = static_cast<int64_t>(NewRandomId() >> 1);  // positive, as TF's
   for (size_t p = 0; p < graph.partitions.size(); ++p) {
-    RunGraphRequest& call = step.calls[p].request;
+    RunGraphRequest& call = step.calls[p].input.request;
     call.set_session_handle(options_.handle);
     call.set_create_worker_session_called(true);
     call.set_graph_handle(graph.partitions[p].graph_handle);
@@ -310,30 +310,39 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
     }
     const int partition = graph.feed_partition[feed];
     if (partition < 0) continue;
-    NamedTensorProto* send = step.calls[partition].request.add_send();
-    send->set_name(graph.feed_keys[feed]);
-    *send->mutable_tensor() = *feeds[i];
+    step.calls[partition].input.sends.emplace_back(graph.feed_keys[feed], std::move(value));
   }
   for (size_t f = 0; f < graph.fetch_keys.size(); ++f) {
-    step.calls[graph.fetch_partition[f]].request.add_recv_key(graph.fetch_keys[f]);
+    step.calls[graph.fetch_partition[f]].input.request.add_recv_key(graph.fetch_keys[f]);
   }
 
   if (!RegisterStep(&step)) return errors::Cancelled(kClosedMessage);
   step.pending = static_cast<int>(step.calls.size());
   Status first_error;  // the first failure to arrive: the others follow from it
-  for (Step::Call& call : step.calls) {
-    const ClientGraph::Partition& partition = graph.partitions[&call - step.calls.data()];
-    partition.worker->RunGraphAsync(&call.options, &call.request, &call.response,
-                                    [&step, &call, &first_error](const Status& status) {
-                                      std::lock_guard<std::mutex> lock(step.mu);
-                                      call.status = status;
-                                      if (!status.ok() && !step.failed) {
-                                        step.failed = true;
-                                        first_error = status;
-                                      }
-                                      --step.pending;
-                                      step.changed.notify_all();
-                                    });
+  // The partition of the master's own task last: the worker in this
+  // process may run it on this thread, which would only wait otherwise.
+  const std::string own_task = TaskOfDevice(client_device_.name());
+  std::vector<size_t> order;
+  for (size_t p = 0; p < step.calls.size(); ++p) {
+    if (graph.partitions[p].task != own_task) order.push_back(p);
+  }
+  for (size_t p = 0; p < step.calls.size(); ++p) {
+    if (graph.partitions[p].task == own_task) order.push_back(p);
+  }
+  for (size_t p : order) {
+    Step::Call& call = step.calls[p];
+    call.input.caller_waits = graph.partitions[p].task == own_task;
+    graph.partitions[p].worker->RunGraphAsync(&call.options, &call.input, &call.output,
+                                              [&step, &call, &first_error](const Status& status) {
+                                                std::lock_guard<std::mutex> lock(step.mu);
+                                                call.status = status;
+                                                if (!status.ok() && !step.failed) {
+                                                  step.failed = true;
+                                                  first_error = status;
+                                                }
+                                                --step.pending;
+                                                step.changed.notify_all();
+                                              });
   }
   bool timed_out = false;
   {
@@ -377,11 +386,9 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
   }
   TW_RETURN_IF_ERROR(status);
 
-  std::vector<std::map<std::string, TensorProto*>> received(step.calls.size());
+  std::vector<std::map<std::string, const Tensor*>> received(step.calls.size());
   for (size_t p = 0; p < step.calls.size(); ++p) {
-    for (NamedTensorProto& recv : *step.calls[p].response.mutable_recv()) {
-      received[p][recv.name()] = recv.mutable_tensor();
-    }
+    for (const auto& [key, value] : step.calls[p].output.recvs) received[p][key] = &value;
   }
   fetched->clear();
   for (int fetch : entry.fetches) {
@@ -390,7 +397,7 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
       return errors::Internal("Worker ", graph.partitions[graph.fetch_partition[fetch]].task,
                               " did not return fetched tensor ", graph.fetch_keys[fetch]);
     }
-    fetched->push_back(*it->second);
+    it->second->AsProtoTensorContent(&fetched->emplace_back());
   }
   return Status::OK();
 }

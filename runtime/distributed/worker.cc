@@ -257,27 +257,28 @@ void Worker::DeregisterGraphAsync(CallOptions* call, const DeregisterGraphReques
   done(status);
 }
 
-void Worker::RunGraphAsync(CallOptions* call, const RunGraphRequest* request,
-                           RunGraphResponse* response, StatusCallback done) {
-  if (request->store_errors_in_response_body()) {
+void Worker::RunGraphAsync(CallOptions* call, const RunGraphInput* input, RunGraphOutput* output,
+                           StatusCallback done) {
+  if (input->request.store_errors_in_response_body()) {
     // The step's error travels in the body; the RPC itself succeeds.
-    done = [response, done = std::move(done)](const Status& status) {
+    done = [output, done = std::move(done)](const Status& status) {
       if (!status.ok()) {
-        response->set_status_code(static_cast<int>(status.code()));
-        response->set_status_error_message(status.message());
+        output->response.set_status_code(static_cast<int>(status.code()));
+        output->response.set_status_error_message(status.message());
       }
       done(Status::OK());
     };
   }
-  Status status = StartRunGraph(call, *request, response, &done);
+  Status status = StartRunGraph(call, *input, output, &done);
   if (!status.ok()) done(status);
 }
 
 // Checks the request, feeds the step and starts its executors. On error
 // nothing was started and the caller reports the error through `done`;
 // otherwise `done` was moved into the step.
-Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
-                             RunGraphResponse* response, StatusCallback* done) {
+Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunGraphOutput* output,
+                             StatusCallback* done) {
+  const RunGraphRequest& request = input.request;
   if (request.is_partial() || request.is_last_partial_run()) {
     return errors::Unimplemented("Partial runs are not supported by this worker");
   }
@@ -287,30 +288,22 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
   TW_RETURN_IF_ERROR(step->session->graphs()->Lookup(request.graph_handle(), &step->graph));
   const RegisteredGraph& graph = *step->graph;
 
-  std::vector<std::pair<const std::string*, Tensor>> feeds;
   std::set<std::string> fed;
-  for (const NamedTensorProto& send : request.send()) {
-    auto receiver = graph.feed_keys().find(send.name());
+  for (const auto& [key, value] : input.sends) {
+    auto receiver = graph.feed_keys().find(key);
     if (receiver == graph.feed_keys().end()) {
-      return errors::InvalidArgument("RunGraph sends ", send.name(),
+      return errors::InvalidArgument("RunGraph sends ", key,
                                      ", which no client-terminated _Recv of graph ",
                                      request.graph_handle(), " receives");
     }
-    if (!fed.insert(send.name()).second) {
-      return errors::InvalidArgument("RunGraph sends ", send.name(), " twice");
-    }
-    Tensor value;
-    Status parsed = Tensor::FromProto(send.tensor(), &value);
-    if (!parsed.ok()) {
-      return errors::InvalidArgument("The tensor sent as ", send.name(),
-                                     " is malformed: ", parsed.message());
+    if (!fed.insert(key).second) {
+      return errors::InvalidArgument("RunGraph sends ", key, " twice");
     }
     if (value.dtype() != receiver->second) {
       return errors::InvalidArgument("RunGraph sends a ", DataTypeString(value.dtype()), " as ",
-                                     send.name(), ", which is received as a ",
+                                     key, ", which is received as a ",
                                      DataTypeString(receiver->second));
     }
-    feeds.emplace_back(&send.name(), std::move(value));
   }
   for (const auto& [key, dtype] : graph.feed_keys()) {
     if (fed.count(key) == 0) {
@@ -328,7 +321,9 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
 
   step->rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
   step->rendezvous->SetWorkerCache(step->session->worker_cache().get());
-  for (auto& feed : feeds) TW_RETURN_IF_ERROR(step->rendezvous->Send(*feed.first, feed.second));
+  for (const auto& [key, value] : input.sends) {
+    TW_RETURN_IF_ERROR(step->rendezvous->Send(key, value));
+  }
 
   // The caller (the master, when another partition of the step failed)
   // cancels the whole step: receivers wake, no kernel starts any more.
@@ -345,8 +340,8 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
   args.runner = &runner_;
   args.cancelled = &step->cancelled;
   std::vector<std::string> recv_keys(request.recv_key().begin(), request.recv_key().end());
-  graph.RunAsync(args, runner_,
-                 [call, step, response, recv_keys = std::move(recv_keys),
+  graph.RunAsync(args, runner_, /*run_last_inline=*/input.caller_waits,
+                 [call, step, output, recv_keys = std::move(recv_keys),
                   done = std::move(*done)](const Status& run_status) {
                    if (call != nullptr) call->ClearCancelCallback();
                    Status status = run_status;
@@ -354,6 +349,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
                      // Peers waiting for this step's values wake with the error.
                      step->rendezvous->StartAbort(status);
                    }
+                   output->recvs.clear();
                    for (size_t i = 0; status.ok() && i < recv_keys.size(); ++i) {
                      Tensor value;
                      if (!step->rendezvous->TryRecvLocal(recv_keys[i], &value)) {
@@ -361,11 +357,9 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphRequest& request,
                            errors::Internal("The step finished without sending ", recv_keys[i]);
                        break;
                      }
-                     NamedTensorProto* recv = response->add_recv();
-                     recv->set_name(recv_keys[i]);
-                     value.AsProtoTensorContent(recv->mutable_tensor());
+                     output->recvs.emplace_back(recv_keys[i], std::move(value));
                    }
-                   if (!status.ok()) response->clear_recv();
+                   if (!status.ok()) output->recvs.clear();
                    done(status);
                  });
   return Status::OK();

@@ -97,7 +97,10 @@ class Worker : public WorkerInterface {
                           RegisterGraphResponse* response, StatusCallback done) override;
   void DeregisterGraphAsync(CallOptions* call, const DeregisterGraphRequest* request,
                             DeregisterGraphResponse* response, StatusCallback done) override;
-  void RunGraphAsync(CallOptions* call, const RunGraphRequest* request, RunGraphResponse* response,
+  // With input->caller_waits the step's last executor starts on the
+  // calling thread (the call may then return only when its kernels that
+  // ran inline are done).
+  void RunGraphAsync(CallOptions* call, const RunGraphInput* input, RunGraphOutput* output,
                      StatusCallback done) override;
   void CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done) override;
@@ -130,8 +133,8 @@ class Worker : public WorkerInterface {
   // The cache reaching `cluster`'s tasks: the one made for an equal
   // cluster before, or a new one.
   Status CacheForCluster(const ClusterDef& cluster, std::shared_ptr<WorkerCacheInterface>* cache);
-  Status StartRunGraph(CallOptions* call, const RunGraphRequest& request,
-                       RunGraphResponse* response, StatusCallback* done);
+  Status StartRunGraph(CallOptions* call, const RunGraphInput& input, RunGraphOutput* output,
+                       StatusCallback* done);
 
   const WorkerOptions options_;
   const std::string task_name_;

@@ -11,8 +11,17 @@
 //   ... call.StartCancel();        // ends the call early with CANCELLED
 //
 // The request, the response and the CallOptions belong to the caller and
-// must stay alive until `done` has run. Implementations: GrpcRemoteWorker
-// (any task, over gRPC) and test doubles.
+// must stay alive until `done` has run. Implementations: Worker (the task
+// in this process), GrpcRemoteWorker (any task, over gRPC) and test
+// doubles.
+//
+// RunGraph's tensors travel as Tensors, never as TensorProtos in memory:
+//
+//   RunGraphInput run;
+//   run.request.set_graph_handle(handle);  ... run.request.add_recv_key(y_key);
+//   run.sends.emplace_back(x_key, x);       // the request's `send`, as tensors
+//   RunGraphOutput result;                  // result.recvs: one per recv_key
+//   worker->RunGraphAsync(&call, &run, &result, done);
 #ifndef TENSORWEAVE_DISTRIBUTED_WORKER_INTERFACE_H_
 #define TENSORWEAVE_DISTRIBUTED_WORKER_INTERFACE_H_
 
@@ -21,6 +30,7 @@
 #include <functional>
 #include <mutex>
 
+#include "runtime/distributed/tensor_coding.h"
 #include "runtime/framework/status.h"
 #include "tensorweave/proto/worker.pb.h"
 
@@ -75,6 +85,26 @@ class CallOptions {
   CancelCallback cancel_callback_;
 };
 
+// RunGraphRequest in memory: every field in `request` but `send`, whose
+// entries are `sends`. On the wire it is one RunGraphRequest
+// (tensor_coding.h).
+struct RunGraphInput {
+  RunGraphRequest request;  // `send` stays empty
+  NamedTensors sends;       // by rendezvous key
+  // The caller does nothing but wait for `done` (a master running its own
+  // task's partition): a worker in this process may then run the step's
+  // last executor on the calling thread instead of waking a pool thread.
+  // Never set for a call served to a remote caller.
+  bool caller_waits = false;
+};
+
+// RunGraphResponse in memory: every field in `response` but `recv`, whose
+// entries are `recvs` (one per recv_key, in the request's order).
+struct RunGraphOutput {
+  RunGraphResponse response;  // `recv` stays empty
+  NamedTensors recvs;
+};
+
 class WorkerInterface {
  public:
   using StatusCallback = std::function<void(const Status&)>;
@@ -95,8 +125,8 @@ class WorkerInterface {
                                   RegisterGraphResponse* response, StatusCallback done) = 0;
   virtual void DeregisterGraphAsync(CallOptions* call, const DeregisterGraphRequest* request,
                                     DeregisterGraphResponse* response, StatusCallback done) = 0;
-  virtual void RunGraphAsync(CallOptions* call, const RunGraphRequest* request,
-                             RunGraphResponse* response, StatusCallback done) = 0;
+  virtual void RunGraphAsync(CallOptions* call, const RunGraphInput* input, RunGraphOutput* output,
+                             StatusCallback done) = 0;
   virtual void CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
                                  CleanupGraphResponse* response, StatusCallback done) = 0;
   virtual void CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request,
@@ -135,12 +165,16 @@ class WorkerInterface {
       DeregisterGraphAsync(call, &request, response, std::move(done));
     });
   }
-  Status RunGraph(const RunGraphRequest& request, RunGraphResponse* response,
-                  int64_t timeout_ms = 0) {
+  Status RunGraph(const RunGraphInput& input, RunGraphOutput* output, int64_t timeout_ms = 0) {
     return CallAndWait(timeout_ms, [&](CallOptions* call, StatusCallback done) {
-      RunGraphAsync(call, &request, response, std::move(done));
+      RunGraphAsync(call, &input, output, std::move(done));
     });
   }
+  // RunGraph with the tensors in the protos (request.send, response->recv),
+  // for tests and tools: a send that Tensor::FromProto refuses is
+  // INVALID_ARGUMENT before anything is called.
+  Status RunGraph(const RunGraphRequest& request, RunGraphResponse* response,
+                  int64_t timeout_ms = 0);
   Status CleanupGraph(const CleanupGraphRequest& request, CleanupGraphResponse* response,
                       int64_t timeout_ms = 0) {
     return CallAndWait(timeout_ms, [&](CallOptions* call, StatusCallback done) {
@@ -168,6 +202,31 @@ class WorkerInterface {
     return result;
   }
 };
+
+inline Status WorkerInterface::RunGraph(const RunGraphRequest& request, RunGraphResponse* response,
+                                        int64_t timeout_ms) {
+  RunGraphInput input;
+  input.request = request;
+  input.request.clear_send();
+  for (const NamedTensorProto& send : request.send()) {
+    Tensor value;
+    Status parsed = Tensor::FromProto(send.tensor(), &value);
+    if (!parsed.ok()) {
+      return errors::InvalidArgument("The tensor sent as ", send.name(),
+                                     " is malformed: ", parsed.message());
+    }
+    input.sends.emplace_back(send.name(), std::move(value));
+  }
+  RunGraphOutput output;
+  Status status = RunGraph(input, &output, timeout_ms);
+  *response = std::move(output.response);
+  for (const auto& [name, value] : output.recvs) {
+    NamedTensorProto* recv = response->add_recv();
+    recv->set_name(name);
+    value.AsProtoTensorContent(recv->mutable_tensor());
+  }
+  return status;
+}
 
 }  // namespace tensorweave
 

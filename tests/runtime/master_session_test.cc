@@ -37,7 +37,7 @@ std::string Cpu0(const std::string& task) { return task + "/device:CPU:0"; }
 class FakeWorker : public WorkerInterface {
  public:
   using RunGraphHandler =
-      std::function<void(CallOptions*, const RunGraphRequest*, RunGraphResponse*, StatusCallback)>;
+      std::function<void(CallOptions*, const RunGraphInput*, RunGraphOutput*, StatusCallback)>;
 
   FakeWorker(std::string task, uint64_t incarnation) : task_(std::move(task)) {
     proto::DeviceAttributes device;
@@ -87,14 +87,22 @@ class FakeWorker : public WorkerInterface {
     Record([&] { deregistered.insert(request->graph_handle()); });
     done(Status::OK());
   }
-  void RunGraphAsync(CallOptions* call, const RunGraphRequest* request, RunGraphResponse* response,
+  void RunGraphAsync(CallOptions* call, const RunGraphInput* input, RunGraphOutput* output,
                      StatusCallback done) override {
-    Record([&] { runs.push_back(*request); });
-    if (run_graph) return run_graph(call, request, response, std::move(done));
-    for (const std::string& key : request->recv_key()) {
-      NamedTensorProto* recv = response->add_recv();
-      recv->set_name(key);
-      fetch_value.AsProtoTensorContent(recv->mutable_tensor());
+    Record([&] {
+      // Recorded as the message on the wire would be.
+      RunGraphRequest request = input->request;
+      for (const auto& [key, value] : input->sends) {
+        NamedTensorProto* send = request.add_send();
+        send->set_name(key);
+        value.AsProtoTensorContent(send->mutable_tensor());
+      }
+      runs.push_back(std::move(request));
+      caller_waits.push_back(input->caller_waits);
+    });
+    if (run_graph) return run_graph(call, input, output, std::move(done));
+    for (const std::string& key : input->request.recv_key()) {
+      output->recvs.emplace_back(key, fetch_value);
     }
     done(Status::OK());
   }
@@ -126,6 +134,7 @@ class FakeWorker : public WorkerInterface {
   std::map<std::string, RegisterGraphRequest> registered;  // by graph handle
   std::set<std::string> deregistered;
   std::vector<RunGraphRequest> runs;
+  std::vector<bool> caller_waits;  // per run
   std::vector<int64_t> cleaned_steps;
   std::vector<CleanupAllRequest> cleanup_all;
 
@@ -360,6 +369,10 @@ TEST_F(MasterSessionTest, PartitionsPerTaskWithClientTerminatedFeedsAndFetches) 
   EXPECT_EQ(client_run.graph_handle(), worker0->registered.begin()->first);
   EXPECT_EQ(worker0->cleaned_steps, std::vector<int64_t>{client_run.step_id()});
   EXPECT_EQ(ps0->cleaned_steps, std::vector<int64_t>{client_run.step_id()});
+  // Only the master's own task may run its partition on the master's
+  // thread (the other call goes out first).
+  EXPECT_EQ(worker0->caller_waits, std::vector<bool>{true});
+  EXPECT_EQ(ps0->caller_waits, std::vector<bool>{false});
 }
 
 TEST_F(MasterSessionTest, ARepeatedSignatureRegistersNothing) {
@@ -450,14 +463,14 @@ TEST_F(MasterSessionTest, AFailingPartitionCancelsTheOthersAndItsErrorWins) {
   FakeWorker* ps0 = cluster_.worker(kPs0);
   std::atomic<bool> client_cancelled{false};
   // The client partition waits for ps (as a real one would) until cancelled.
-  worker0->run_graph = [&](CallOptions* call, const RunGraphRequest*, RunGraphResponse*,
+  worker0->run_graph = [&](CallOptions* call, const RunGraphInput*, RunGraphOutput*,
                            WorkerInterface::StatusCallback done) {
     call->SetCancelCallback([&client_cancelled, done] {
       client_cancelled = true;
       done(errors::Cancelled("RunGraph was cancelled"));
     });
   };
-  ps0->run_graph = [](CallOptions*, const RunGraphRequest*, RunGraphResponse*,
+  ps0->run_graph = [](CallOptions*, const RunGraphInput*, RunGraphOutput*,
                       WorkerInterface::StatusCallback done) {
     std::thread([done] {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -480,8 +493,8 @@ TEST_F(MasterSessionTest, AFailingPartitionCancelsTheOthersAndItsErrorWins) {
 TEST_F(MasterSessionTest, AStepPastItsTimeoutIsDeadlineExceeded) {
   const std::string handle = CreateSession(SplitGraph());
   for (const char* task : {kWorker0, kPs0}) {
-    cluster_.worker(task)->run_graph = [](CallOptions* call, const RunGraphRequest*,
-                                          RunGraphResponse*, WorkerInterface::StatusCallback done) {
+    cluster_.worker(task)->run_graph = [](CallOptions* call, const RunGraphInput*, RunGraphOutput*,
+                                          WorkerInterface::StatusCallback done) {
       call->SetCancelCallback([done] { done(errors::Cancelled("RunGraph was cancelled")); });
     };
   }
@@ -494,8 +507,8 @@ TEST_F(MasterSessionTest, AStepPastItsTimeoutIsDeadlineExceeded) {
 TEST_F(MasterSessionTest, CloseCancelsARunningStep) {
   const std::string handle = CreateSession(SplitGraph());
   for (const char* task : {kWorker0, kPs0}) {
-    cluster_.worker(task)->run_graph = [](CallOptions* call, const RunGraphRequest*,
-                                          RunGraphResponse*, WorkerInterface::StatusCallback done) {
+    cluster_.worker(task)->run_graph = [](CallOptions* call, const RunGraphInput*, RunGraphOutput*,
+                                          WorkerInterface::StatusCallback done) {
       call->SetCancelCallback([done] { done(errors::Cancelled("RunGraph was cancelled")); });
     };
   }

@@ -140,13 +140,14 @@ TEST(WorkerRunGraphTest, ManyStepsAtOnceAcrossTwoWorkers) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kStepsPerThread; ++i) {
         const int64_t step_id = 5000 + t * 100 + i;
-        RunGraphRequest run_b = RunRequest(handle_b, step_id, "s");
-        run_b.add_recv_key(ClientKey(b, "d"));
-        RunGraphResponse response_a, response_b;
+        RunGraphInput run_b, run_a;
+        run_b.request = RunRequest(handle_b, step_id, "s");
+        run_b.request.add_recv_key(ClientKey(b, "d"));
+        RunGraphOutput response_a, response_b;
         CallOptions call_a, call_b;
         call_a.SetTimeout(kCallTimeoutMs);
         call_b.SetTimeout(kCallTimeoutMs);
-        RunGraphRequest run_a = RunRequest(handle_a, step_id, "s");
+        run_a.request = RunRequest(handle_a, step_id, "s");
         // Both partitions at once, as a master starts them.
         std::mutex mu;
         std::condition_variable cv;
@@ -165,8 +166,9 @@ TEST(WorkerRunGraphTest, ManyStepsAtOnceAcrossTwoWorkers) {
           std::unique_lock<std::mutex> lock(mu);
           cv.wait(lock, [&] { return pending == 0; });  // bounded by the calls' timeouts
         }
-        if (status_a.ok() && status_b.ok() && response_b.recv_size() == 1 &&
-            ScalarOf(response_b.recv(0).tensor()) == 16.0f) {
+        if (status_a.ok() && status_b.ok() && response_b.recvs.size() == 1 &&
+            response_b.recvs[0].first == ClientKey(b, "d") &&
+            response_b.recvs[0].second.data<float>()[0] == 16.0f) {
           ++good_steps;
         }
         CleanupGraphRequest cleanup;
@@ -187,16 +189,55 @@ TEST(WorkerRunGraphTest, AWorkerCalledDirectlyWithoutCallOptions) {
   TestWorker worker("worker", 0);
   std::string handle;
   ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle).ok());
-  RunGraphRequest request = RunRequest(handle, 1);
-  *request.add_send() = Named(ClientKey(worker, "x"), Scalar(5));
-  request.add_recv_key(ClientKey(worker, "y"));
-  RunGraphResponse response;
-  Status status = CallAndWait([&](CallOptions*, WorkerInterface::StatusCallback done) {
-    worker.worker()->RunGraphAsync(nullptr, &request, &response, std::move(done));
-  });
-  ASSERT_TRUE(status.ok()) << status;
-  ASSERT_EQ(response.recv_size(), 1);
-  EXPECT_EQ(ScalarOf(response.recv(0).tensor()), 11.0f);
+  for (bool caller_waits : {false, true}) {
+    RunGraphInput input;
+    input.request = RunRequest(handle, caller_waits ? 2 : 1);
+    input.sends.emplace_back(ClientKey(worker, "x"), Scalar(5));
+    input.request.add_recv_key(ClientKey(worker, "y"));
+    input.caller_waits = caller_waits;
+    RunGraphOutput output;
+    Status status = CallAndWait([&](CallOptions*, WorkerInterface::StatusCallback done) {
+      worker.worker()->RunGraphAsync(nullptr, &input, &output, std::move(done));
+    });
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(output.recvs.size(), 1u);
+    EXPECT_EQ(output.recvs[0].second.data<float>()[0], 11.0f);
+  }
+}
+
+TEST(WorkerRunGraphTest, ACallerThatWaitsRunsTheLastExecutorOnItsOwnThread) {
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle).ok());
+  for (bool caller_waits : {false, true}) {
+    RunGraphInput input;
+    input.request = RunRequest(handle, caller_waits ? 4 : 3);
+    input.sends.emplace_back(ClientKey(worker, "x"), Scalar(5));
+    input.request.add_recv_key(ClientKey(worker, "y"));
+    input.caller_waits = caller_waits;
+    RunGraphOutput output;
+    std::mutex mu;
+    std::condition_variable finished;
+    std::thread::id done_on;  // guarded by mu
+    Status status;            // guarded by mu
+    worker.worker()->RunGraphAsync(nullptr, &input, &output, [&](const Status& s) {
+      std::lock_guard<std::mutex> lock(mu);
+      done_on = std::this_thread::get_id();
+      status = s;
+      finished.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu);
+    if (caller_waits) {
+      // Every kernel of this graph runs inline: the step is over on return.
+      EXPECT_EQ(done_on, std::this_thread::get_id());
+    } else {
+      // Started on the pool: it finishes there.
+      ASSERT_TRUE(finished.wait_for(lock, std::chrono::seconds(10),
+                                    [&] { return done_on != std::thread::id(); }));
+      EXPECT_NE(done_on, std::this_thread::get_id());
+    }
+    EXPECT_TRUE(status.ok()) << status;
+  }
 }
 
 TEST(WorkerRunGraphTest, AFailingStepWakesItsRemoteReceiverWithTheError) {
@@ -308,9 +349,10 @@ TEST(WorkerRunGraphTest, CancellingRunGraphCancelsTheStepPromptly) {
   TestWorker worker("worker", 0);
   std::string handle;
   ASSERT_TRUE(Register(worker.client(), NeverEndingGraph(worker), &handle).ok());
-  RunGraphRequest request = RunRequest(handle, 5);
-  request.add_recv_key(ClientKey(worker, "out"));
-  RunGraphResponse response;
+  RunGraphInput request;
+  request.request = RunRequest(handle, 5);
+  request.request.add_recv_key(ClientKey(worker, "out"));
+  RunGraphOutput response;
   CallOptions call;
   std::thread canceller([&] {
     std::this_thread::sleep_for(milliseconds(200));
