@@ -3,12 +3,14 @@
 #include <grpc/support/time.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/completion_queue.h>
+#include <grpcpp/generic/generic_stub.h>
 
 #include <chrono>
 #include <mutex>
 
 #include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_util.h"
+#include "runtime/distributed/tensor_coding.h"
 #include "tensorweave/proto/tensorflow_services.grpc.pb.h"
 
 namespace tensorweave {
@@ -55,7 +57,7 @@ void AwaitCompletion(::grpc::CompletionQueue* queue) {
 class GrpcRemoteMaster final : public MasterInterface {
  public:
   explicit GrpcRemoteMaster(std::shared_ptr<::grpc::Channel> channel)
-      : stub_(tensorflow::MasterService::NewStub(std::move(channel))) {}
+      : stub_(tensorflow::MasterService::NewStub(channel)), raw_stub_(std::move(channel)) {}
 
   Status CreateSession(CallOptions* call, const CreateSessionRequest& request,
                        CreateSessionResponse* response) override {
@@ -67,28 +69,18 @@ class GrpcRemoteMaster final : public MasterInterface {
   }
   Status RunStep(CallOptions* call, const RunStepRequest& request, const NamedTensors& feeds,
                  RunStepResponse* response, NamedTensors* fetched) override {
-    RunStepRequest with_feeds = request;
-    for (const auto& [name, value] : feeds) {
-      NamedTensorProto* feed = with_feeds.add_feed();
-      feed->set_name(name);
-      value.AsProtoTensorContent(feed->mutable_tensor());
+    RunStepRequest rest = request;
+    rest.set_store_errors_in_response_body(true);
+    ::grpc::ByteBuffer sent, received;
+    EncodeWithTensors(rest, RunStepRequest::kFeedFieldNumber, feeds, &sent);
+    TW_RETURN_IF_ERROR(CallRaw(call, "/tensorflow.MasterService/RunStep", sent, &received));
+    Status decoded =
+        DecodeWithTensors(received, RunStepResponse::kTensorFieldNumber, response, fetched);
+    if (!decoded.ok()) {
+      return errors::InvalidArgument("Cannot parse the master's RunStep response: ",
+                                     decoded.message());
     }
-    with_feeds.set_store_errors_in_response_body(true);
-    TW_RETURN_IF_ERROR(Call(call, with_feeds, response, &Stub::PrepareAsyncRunStep));
-    TW_RETURN_IF_ERROR(
-        FromCodeAndMessage(response->status_code(), response->status_error_message()));
-    fetched->clear();
-    for (const NamedTensorProto& named : response->tensor()) {
-      Tensor value;
-      Status parsed = Tensor::FromProto(named.tensor(), &value);
-      if (!parsed.ok()) {
-        return errors::InvalidArgument("Cannot parse the tensor the master returned for '",
-                                       named.name(), "': ", parsed.message());
-      }
-      fetched->emplace_back(named.name(), std::move(value));
-    }
-    response->clear_tensor();
-    return Status::OK();
+    return FromCodeAndMessage(response->status_code(), response->status_error_message());
   }
   Status CloseSession(CallOptions* call, const CloseSessionRequest& request,
                       CloseSessionResponse* response) override {
@@ -108,18 +100,15 @@ class GrpcRemoteMaster final : public MasterInterface {
   Status RunCallable(CallOptions* call, const RunCallableRequest& request,
                      const std::vector<Tensor>& feeds, RunCallableResponse* response,
                      std::vector<Tensor>* fetched) override {
-    RunCallableRequest with_feeds = request;
-    for (const Tensor& feed : feeds) feed.AsProtoTensorContent(with_feeds.add_feed());
-    TW_RETURN_IF_ERROR(Call(call, with_feeds, response, &Stub::PrepareAsyncRunCallable));
-    fetched->assign(response->fetch_size(), Tensor());
-    for (int i = 0; i < response->fetch_size(); ++i) {
-      Status parsed = Tensor::FromProto(response->fetch(i), &(*fetched)[i]);
-      if (!parsed.ok()) {
-        return errors::InvalidArgument("Cannot parse the tensor the master returned for fetch ", i,
-                                       ": ", parsed.message());
-      }
+    ::grpc::ByteBuffer sent, received;
+    EncodeWithTensors(request, RunCallableRequest::kFeedFieldNumber, feeds, &sent);
+    TW_RETURN_IF_ERROR(CallRaw(call, "/tensorflow.MasterService/RunCallable", sent, &received));
+    Status decoded =
+        DecodeWithTensors(received, RunCallableResponse::kFetchFieldNumber, response, fetched);
+    if (!decoded.ok()) {
+      return errors::InvalidArgument("Cannot parse the master's RunCallable response: ",
+                                     decoded.message());
     }
-    response->clear_fetch();
     return Status::OK();
   }
   Status ReleaseCallable(CallOptions* call, const ReleaseCallableRequest& request,
@@ -131,6 +120,31 @@ class GrpcRemoteMaster final : public MasterInterface {
   // One unary call: `prepare` is the stub's PrepareAsync<Method>.
   template <typename Request, typename Response, typename Prepare>
   Status Call(CallOptions* call, const Request& request, Response* response, Prepare prepare) {
+    return Run(call, [&](::grpc::ClientContext* context, ::grpc::CompletionQueue* queue,
+                         ::grpc::Status* status) {
+      auto rpc = ((*stub_).*prepare)(context, request, queue);
+      rpc->StartCall();
+      rpc->Finish(response, status, nullptr);
+    });
+  }
+
+  // One unary call on raw bytes (the tensors' own buffers go out as they
+  // are; tensor_coding.h).
+  Status CallRaw(CallOptions* call, const char* method, const ::grpc::ByteBuffer& request,
+                 ::grpc::ByteBuffer* response) {
+    return Run(call, [&](::grpc::ClientContext* context, ::grpc::CompletionQueue* queue,
+                         ::grpc::Status* status) {
+      auto rpc = raw_stub_.PrepareUnaryCall(context, method, request, queue);
+      rpc->StartCall();
+      rpc->Finish(response, status, nullptr);
+    });
+  }
+
+  // Starts a call with `start` (which asks for its completion on the queue
+  // it is given, tagged nullptr) and waits for it: the deadline, the
+  // cancellation and the status as the header says.
+  template <typename Start>
+  Status Run(CallOptions* call, Start start) {
     auto state = std::make_shared<CallState>();
     const int64_t timeout_ms = call->GetTimeout();
     SetTimeout(&state->context, timeout_ms > 0 ? timeout_ms + kMasterFirstGraceMs : 0);
@@ -141,9 +155,7 @@ class GrpcRemoteMaster final : public MasterInterface {
     ::grpc::Status grpc_status;
     {
       ::grpc::CompletionQueue queue;
-      auto rpc = ((*stub_).*prepare)(&state->context, request, &queue);
-      rpc->StartCall();
-      rpc->Finish(response, &grpc_status, nullptr);
+      start(&state->context, &queue, &grpc_status);
       AwaitCompletion(&queue);
       queue.Shutdown();
       void* tag = nullptr;
@@ -166,6 +178,7 @@ class GrpcRemoteMaster final : public MasterInterface {
   }
 
   const std::unique_ptr<Stub> stub_;
+  ::grpc::GenericStub raw_stub_;
 };
 
 }  // namespace

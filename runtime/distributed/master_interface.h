@@ -26,15 +26,13 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/distributed/tensor_coding.h"  // NamedTensors
 #include "runtime/distributed/worker_interface.h"
 #include "runtime/framework/status.h"
 #include "runtime/framework/tensor.h"
 #include "tensorweave/proto/master.pb.h"
 
 namespace tensorweave {
-
-// Tensors with their names: a step's feeds ("x:0") or fetches.
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 class MasterInterface {
  public:
