@@ -1,9 +1,48 @@
 #include "runtime/distributed/grpc_master_service.h"
 
+#include <grpcpp/impl/rpc_service_method.h>
+#include <grpcpp/support/method_handler.h>
+
 #include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_util.h"
+#include "runtime/distributed/tensor_coding.h"
 
 namespace tensorweave {
+
+namespace {
+
+// A synchronous method at `path` (a literal: gRPC keeps the pointer) served
+// by `handler`, reading Request and writing Response (generated messages,
+// or ::grpc::ByteBuffer for raw bytes).
+template <typename Request, typename Response>
+::grpc::internal::RpcServiceMethod* SyncMethod(
+    const char* path, GrpcMasterService* service,
+    ::grpc::Status (GrpcMasterService::*handler)(::grpc::ServerContext*, const Request*,
+                                                 Response*)) {
+  return new ::grpc::internal::RpcServiceMethod(
+      path, ::grpc::internal::RpcMethod::NORMAL_RPC,
+      new ::grpc::internal::RpcMethodHandler<GrpcMasterService, Request, Response>(
+          [handler](GrpcMasterService* self, ::grpc::ServerContext* context, const Request* request,
+                    Response* response) { return (self->*handler)(context, request, response); },
+          service));
+}
+
+}  // namespace
+
+GrpcMasterService::GrpcMasterService(std::unique_ptr<Master> master) : master_(std::move(master)) {
+  // In the order of tensorflow_services.proto.
+  using Self = GrpcMasterService;
+  AddMethod(SyncMethod("/tensorflow.MasterService/CreateSession", this, &Self::CreateSession));
+  AddMethod(SyncMethod("/tensorflow.MasterService/ExtendSession", this, &Self::ExtendSession));
+  AddMethod(SyncMethod("/tensorflow.MasterService/PartialRunSetup", this, &Self::PartialRunSetup));
+  AddMethod(SyncMethod("/tensorflow.MasterService/RunStep", this, &Self::RunStep));
+  AddMethod(SyncMethod("/tensorflow.MasterService/CloseSession", this, &Self::CloseSession));
+  AddMethod(SyncMethod("/tensorflow.MasterService/ListDevices", this, &Self::ListDevices));
+  AddMethod(SyncMethod("/tensorflow.MasterService/Reset", this, &Self::Reset));
+  AddMethod(SyncMethod("/tensorflow.MasterService/MakeCallable", this, &Self::MakeCallable));
+  AddMethod(SyncMethod("/tensorflow.MasterService/RunCallable", this, &Self::RunCallable));
+  AddMethod(SyncMethod("/tensorflow.MasterService/ReleaseCallable", this, &Self::ReleaseCallable));
+}
 
 Status GrpcMasterService::Create(const MasterOptions& options,
                                  std::unique_ptr<GrpcMasterService>* service) {
@@ -33,13 +72,26 @@ Status GrpcMasterService::Create(const MasterOptions& options,
 }
 
 ::grpc::Status GrpcMasterService::RunStep(::grpc::ServerContext* context,
-                                          const RunStepRequest* request,
-                                          RunStepResponse* response) {
-  Status status = master_->RunStep(*request, response);
-  if (status.ok() || !request->store_errors_in_response_body()) return ToGrpcStatus(status);
-  response->clear_tensor();
-  response->set_status_code(static_cast<int>(status.code()));
-  response->set_status_error_message(status.message());
+                                          const ::grpc::ByteBuffer* request_bytes,
+                                          ::grpc::ByteBuffer* response_bytes) {
+  RunStepRequest request;
+  NamedTensors feeds;
+  Status decoded =
+      DecodeWithTensors(*request_bytes, RunStepRequest::kFeedFieldNumber, &request, &feeds);
+  if (!decoded.ok()) {
+    return ToGrpcStatus(
+        errors::InvalidArgument("RunStep request is malformed: ", decoded.message()));
+  }
+  RunStepResponse response;
+  NamedTensors fetched;
+  Status status = master_->RunStep(request, feeds, &response, &fetched);
+  if (!status.ok()) {
+    if (!request.store_errors_in_response_body()) return ToGrpcStatus(status);
+    fetched.clear();
+    response.set_status_code(static_cast<int>(status.code()));
+    response.set_status_error_message(status.message());
+  }
+  EncodeWithTensors(response, RunStepResponse::kTensorFieldNumber, fetched, response_bytes);
   return ::grpc::Status::OK;
 }
 
@@ -67,9 +119,22 @@ Status GrpcMasterService::Create(const MasterOptions& options,
 }
 
 ::grpc::Status GrpcMasterService::RunCallable(::grpc::ServerContext* context,
-                                              const RunCallableRequest* request,
-                                              RunCallableResponse* response) {
-  return ToGrpcStatus(master_->RunCallable(*request, response));
+                                              const ::grpc::ByteBuffer* request_bytes,
+                                              ::grpc::ByteBuffer* response_bytes) {
+  RunCallableRequest request;
+  std::vector<Tensor> feeds;
+  Status decoded =
+      DecodeWithTensors(*request_bytes, RunCallableRequest::kFeedFieldNumber, &request, &feeds);
+  if (!decoded.ok()) {
+    return ToGrpcStatus(
+        errors::InvalidArgument("RunCallable request is malformed: ", decoded.message()));
+  }
+  RunCallableResponse response;
+  std::vector<Tensor> fetched;
+  Status status = master_->RunCallable(request, feeds, &response, &fetched);
+  if (!status.ok()) return ToGrpcStatus(status);
+  EncodeWithTensors(response, RunCallableResponse::kFetchFieldNumber, fetched, response_bytes);
+  return ::grpc::Status::OK;
 }
 
 ::grpc::Status GrpcMasterService::ReleaseCallable(::grpc::ServerContext* context,

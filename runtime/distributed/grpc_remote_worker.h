@@ -5,7 +5,7 @@
 //   std::unique_ptr<WorkerInterface> worker = NewGrpcRemoteWorker(channel);
 //   CallOptions call;
 //   call.SetTimeout(5000);                  // the RPC's deadline
-//   worker->RunGraphAsync(&call, &request, &response, done);
+//   worker->RunGraphAsync(&call, &input, &output, done);   // tensors: tensor_coding.h
 //   call.StartCancel();                     // TryCancel: done gets CANCELLED
 //
 // Each call uses the stub's callback API, so no thread waits for a reply.

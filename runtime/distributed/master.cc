@@ -171,10 +171,11 @@ Status Master::PartialRunSetup(const PartialRunSetupRequest& request,
   return errors::Unimplemented("Partial runs are not supported by this master");
 }
 
-Status Master::RunStep(const RunStepRequest& request, RunStepResponse* response) {
+Status Master::RunStep(const RunStepRequest& request, const NamedTensors& feeds,
+                       RunStepResponse* response, NamedTensors* fetched) {
   std::shared_ptr<MasterSession> session;
   TW_RETURN_IF_ERROR(FindSession(request.session_handle(), &session));
-  return session->Run(request, response);
+  return session->Run(request, feeds, response, fetched);
 }
 
 Status Master::CloseSession(const CloseSessionRequest& request, CloseSessionResponse* response) {
@@ -249,10 +250,11 @@ Status Master::MakeCallable(const MakeCallableRequest& request, MakeCallableResp
   return session->MakeCallable(request, response);
 }
 
-Status Master::RunCallable(const RunCallableRequest& request, RunCallableResponse* response) {
+Status Master::RunCallable(const RunCallableRequest& request, const std::vector<Tensor>& feeds,
+                           RunCallableResponse* response, std::vector<Tensor>* fetched) {
   std::shared_ptr<MasterSession> session;
   TW_RETURN_IF_ERROR(FindSession(request.session_handle(), &session));
-  return session->RunCallable(request, response);
+  return session->RunCallable(request, feeds, response, fetched);
 }
 
 Status Master::ReleaseCallable(const ReleaseCallableRequest& request,

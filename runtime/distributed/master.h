@@ -12,6 +12,19 @@
 //   TW_RETURN_IF_ERROR(master->CreateSession(create, &created));
 //   ... RunStep, ExtendSession, CloseSession with created.session_handle() ...
 //
+//   RunStepRequest run;                  // feeds travel as Tensors:
+//   run.set_session_handle(created.session_handle());
+//   run.add_fetch("y:0");
+//   NamedTensors fetched;                // {"y:0", value}, in fetch order
+//   RunStepResponse ran;
+//   TW_RETURN_IF_ERROR(master->RunStep(run, {{"x:0", x}}, &ran, &fetched));
+//
+// RunStep and RunCallable take the fed values and give the fetched ones as
+// Tensors, never as TensorProtos: the request's `feed` and the response's
+// `tensor` (RunCallable: `feed`, `fetch`) stay empty. GrpcMasterService
+// puts them on the wire with tensor_coding.h; an in-process caller passes
+// its tensors through without a copy.
+//
 // CreateSession finds the session's devices by asking every task of the
 // cluster (GetStatus; see cluster_devices.h for filters and the wait for
 // tasks still starting). The cluster is the server's, or the config's
@@ -62,14 +75,21 @@ class Master {
   Status CreateSession(const CreateSessionRequest& request, CreateSessionResponse* response);
   Status ExtendSession(const ExtendSessionRequest& request, ExtendSessionResponse* response);
   Status PartialRunSetup(const PartialRunSetupRequest& request, PartialRunSetupResponse* response);
-  Status RunStep(const RunStepRequest& request, RunStepResponse* response);
+  // INVALID_ARGUMENT when request.feed is not empty (the feeds are
+  // `feeds`), for a fed value of the wrong dtype or shape, and as
+  // MasterSession::Run otherwise.
+  Status RunStep(const RunStepRequest& request, const NamedTensors& feeds,
+                 RunStepResponse* response, NamedTensors* fetched);
   Status CloseSession(const CloseSessionRequest& request, CloseSessionResponse* response);
   Status ListDevices(const ListDevicesRequest& request, ListDevicesResponse* response);
   // Closes every session of this master and clears the containers named
   // (the default one when none) on the workers the device filters select.
   Status Reset(const ResetRequest& request, ResetResponse* response);
   Status MakeCallable(const MakeCallableRequest& request, MakeCallableResponse* response);
-  Status RunCallable(const RunCallableRequest& request, RunCallableResponse* response);
+  // As RunStep: the feeds in the callable's feed order, the fetches in its
+  // fetch order; request.feed stays empty.
+  Status RunCallable(const RunCallableRequest& request, const std::vector<Tensor>& feeds,
+                     RunCallableResponse* response, std::vector<Tensor>* fetched);
   Status ReleaseCallable(const ReleaseCallableRequest& request, ReleaseCallableResponse* response);
 
   // "/job:J/replica:0/task:T" of this server.

@@ -245,35 +245,38 @@ void MasterSession::ListDevices(ListDevicesResponse* response) const {
 
 // --- Steps -------------------------------------------------------------------
 
-Status MasterSession::Run(const RunStepRequest& request, RunStepResponse* response) {
+Status MasterSession::Run(const RunStepRequest& request, const NamedTensors& feeds,
+                          RunStepResponse* response, NamedTensors* fetched) {
   if (!request.partial_run_handle().empty()) {
     return errors::Unimplemented("Partial runs are not supported by this master");
   }
-  std::vector<std::string> feeds, fetches(request.fetch().begin(), request.fetch().end()),
+  if (request.feed_size() > 0) {
+    return errors::InvalidArgument("RunStep takes its fed values as tensors, not in request.feed");
+  }
+  std::vector<std::string> names, fetches(request.fetch().begin(), request.fetch().end()),
       targets(request.target().begin(), request.target().end());
-  std::vector<const TensorProto*> values;
-  for (const NamedTensorProto& feed : request.feed()) {
-    feeds.push_back(feed.name());
-    values.push_back(&feed.tensor());
+  std::vector<const Tensor*> values;
+  for (const auto& [name, value] : feeds) {
+    names.push_back(name);
+    values.push_back(&value);
   }
   std::shared_ptr<const CacheEntry> entry;
-  TW_RETURN_IF_ERROR(Prepare(feeds, fetches, targets, &entry));
+  TW_RETURN_IF_ERROR(Prepare(names, fetches, targets, &entry));
   const int64_t timeout_ms = request.options().timeout_in_ms() > 0
                                  ? request.options().timeout_in_ms()
                                  : operation_timeout_ms_;
-  std::vector<TensorProto> fetched;
-  TW_RETURN_IF_ERROR(RunStepOf(*entry, values, timeout_ms, &fetched));
-  for (size_t i = 0; i < fetched.size(); ++i) {
-    NamedTensorProto* out = response->add_tensor();
-    out->set_name(fetches[i]);
-    out->mutable_tensor()->Swap(&fetched[i]);
+  std::vector<Tensor> values_fetched;
+  TW_RETURN_IF_ERROR(RunStepOf(*entry, values, timeout_ms, &values_fetched));
+  fetched->clear();
+  fetched->reserve(values_fetched.size());
+  for (size_t i = 0; i < values_fetched.size(); ++i) {
+    fetched->emplace_back(fetches[i], std::move(values_fetched[i]));
   }
   return Status::OK();
 }
 
-Status MasterSession::RunStepOf(const CacheEntry& entry,
-                                const std::vector<const TensorProto*>& feeds, int64_t timeout_ms,
-                                std::vector<TensorProto>* fetched) {
+Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const Tensor*>& feeds,
+                                int64_t timeout_ms, std::vector<Tensor>* fetched) {
   const ClientGraph& graph = *entry.graph;
   if (timeout_ms > kLongestTimeoutMs) timeout_ms = 0;
   Step step(graph.partitions.size());
@@ -291,12 +294,7 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
   for (size_t i = 0; i < feeds.size(); ++i) {
     const int feed = entry.feeds[i];
     const std::string& name = entry.feed_names[i];
-    Tensor value;
-    Status parsed = Tensor::FromProto(*feeds[i], &value);
-    if (!parsed.ok()) {
-      return errors::InvalidArgument("The value fed for tensor '", name,
-                                     "' is not a valid tensor: ", parsed.message());
-    }
+    const Tensor& value = *feeds[i];
     if (value.dtype() != graph.feed_dtypes[feed]) {
       return errors::InvalidArgument("Cannot feed a ", DataTypeString(value.dtype()),
                                      " value for tensor '", name, "', which is ",
@@ -310,7 +308,7 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
     }
     const int partition = graph.feed_partition[feed];
     if (partition < 0) continue;
-    step.calls[partition].input.sends.emplace_back(graph.feed_keys[feed], std::move(value));
+    step.calls[partition].input.sends.emplace_back(graph.feed_keys[feed], value);
   }
   for (size_t f = 0; f < graph.fetch_keys.size(); ++f) {
     step.calls[graph.fetch_partition[f]].input.request.add_recv_key(graph.fetch_keys[f]);
@@ -386,9 +384,9 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
   }
   TW_RETURN_IF_ERROR(status);
 
-  std::vector<std::map<std::string, const Tensor*>> received(step.calls.size());
+  std::vector<std::map<std::string, Tensor*>> received(step.calls.size());
   for (size_t p = 0; p < step.calls.size(); ++p) {
-    for (const auto& [key, value] : step.calls[p].output.recvs) received[p][key] = &value;
+    for (auto& [key, value] : step.calls[p].output.recvs) received[p][key] = &value;
   }
   fetched->clear();
   for (int fetch : entry.fetches) {
@@ -397,7 +395,7 @@ Status MasterSession::RunStepOf(const CacheEntry& entry,
       return errors::Internal("Worker ", graph.partitions[graph.fetch_partition[fetch]].task,
                               " did not return fetched tensor ", graph.fetch_keys[fetch]);
     }
-    it->second->AsProtoTensorContent(&fetched->emplace_back());
+    fetched->push_back(*it->second);  // shares the buffer
   }
   return Status::OK();
 }
@@ -481,23 +479,25 @@ Status MasterSession::FindCallable(int64_t handle, std::shared_ptr<Callable>* ca
 }
 
 Status MasterSession::RunCallable(const RunCallableRequest& request,
-                                  RunCallableResponse* response) {
+                                  const std::vector<Tensor>& feeds, RunCallableResponse* response,
+                                  std::vector<Tensor>* fetched) {
   std::shared_ptr<Callable> callable;
   TW_RETURN_IF_ERROR(FindCallable(request.handle(), &callable));
   const CacheEntry& entry = *callable->entry;
-  if (request.feed_size() != static_cast<int>(entry.feeds.size())) {
-    return errors::InvalidArgument("Callable ", request.handle(), " takes ", entry.feeds.size(),
-                                   " feed values, but got ", request.feed_size());
+  if (request.feed_size() > 0) {
+    return errors::InvalidArgument(
+        "RunCallable takes its fed values as tensors, not in request.feed");
   }
-  std::vector<const TensorProto*> values;
-  for (const TensorProto& value : request.feed()) values.push_back(&value);
+  if (feeds.size() != entry.feeds.size()) {
+    return errors::InvalidArgument("Callable ", request.handle(), " takes ", entry.feeds.size(),
+                                   " feed values, but got ", feeds.size());
+  }
+  std::vector<const Tensor*> values;
+  for (const Tensor& value : feeds) values.push_back(&value);
   const int64_t timeout_ms = callable->run_options.timeout_in_ms() > 0
                                  ? callable->run_options.timeout_in_ms()
                                  : operation_timeout_ms_;
-  std::vector<TensorProto> fetched;
-  TW_RETURN_IF_ERROR(RunStepOf(entry, values, timeout_ms, &fetched));
-  for (TensorProto& value : fetched) response->add_fetch()->Swap(&value);
-  return Status::OK();
+  return RunStepOf(entry, values, timeout_ms, fetched);
 }
 
 Status MasterSession::ReleaseCallable(const ReleaseCallableRequest& request) {

@@ -5,9 +5,10 @@
 //   MasterSessionOptions options;      // handle, config, cluster, devices...
 //   auto session = std::make_shared<MasterSession>(std::move(options));
 //   TW_RETURN_IF_ERROR(session->Create(graph_def));
-//   RunStepRequest request;  ... feed "x:0", fetch "y:0" ...
+//   RunStepRequest request;  ... fetch "y:0" ...
 //   RunStepResponse response;
-//   TW_RETURN_IF_ERROR(session->Run(request, &response));
+//   NamedTensors fetched;
+//   TW_RETURN_IF_ERROR(session->Run(request, {{"x:0", x}}, &response, &fetched));
 //   session->Close();                  // deregisters everything on the workers
 //
 // The first step of a signature (feeds, fetches, targets) copies the graph,
@@ -95,9 +96,14 @@ class MasterSession {
   Status Create(const GraphDef& graph);
   // ABORTED when current_graph_version is not the session's version.
   Status Extend(const ExtendSessionRequest& request, ExtendSessionResponse* response);
-  Status Run(const RunStepRequest& request, RunStepResponse* response);
+  // Feeds and fetches as Tensors (Master::RunStep): request.feed and
+  // response->tensor stay empty; `fetched` gets one value per fetch, named
+  // as spelled.
+  Status Run(const RunStepRequest& request, const NamedTensors& feeds, RunStepResponse* response,
+             NamedTensors* fetched);
   Status MakeCallable(const MakeCallableRequest& request, MakeCallableResponse* response);
-  Status RunCallable(const RunCallableRequest& request, RunCallableResponse* response);
+  Status RunCallable(const RunCallableRequest& request, const std::vector<Tensor>& feeds,
+                     RunCallableResponse* response, std::vector<Tensor>* fetched);
   Status ReleaseCallable(const ReleaseCallableRequest& request);
   // local_device: the master task's devices; remote_device: the others.
   void ListDevices(ListDevicesResponse* response) const;
@@ -127,8 +133,8 @@ class MasterSession {
   Status EnsureWorkerSession(const std::string& task, WorkerInterface* worker);
   // Runs one step of `entry` with the fed values (in the entry's spelling
   // order); fetched values come back in the spelling's fetch order.
-  Status RunStepOf(const CacheEntry& entry, const std::vector<const TensorProto*>& feeds,
-                   int64_t timeout_ms, std::vector<TensorProto>* fetched);
+  Status RunStepOf(const CacheEntry& entry, const std::vector<const Tensor*>& feeds,
+                   int64_t timeout_ms, std::vector<Tensor>* fetched);
   void CleanupStep(const ClientGraph& graph, int64_t step_id);
   bool RegisterStep(Step* step);
   void UnregisterStep(Step* step);

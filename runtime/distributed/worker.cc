@@ -339,6 +339,13 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
   args.cancellation_manager = &step->cancellation;
   args.runner = &runner_;
   args.cancelled = &step->cancelled;
+  constexpr int64_t kLongestTimeoutMs = int64_t{100} * 366 * 24 * 3600 * 1000;  // no overflow
+  if (call != nullptr && call->GetTimeout() > 0 && call->GetTimeout() <= kLongestTimeoutMs) {
+    // The caller's own timer cannot cancel kernels that run on its thread
+    // (caller_waits): the executor stops at the deadline by itself.
+    args.deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(call->GetTimeout());
+  }
   std::vector<std::string> recv_keys(request.recv_key().begin(), request.recv_key().end());
   graph.RunAsync(args, runner_, /*run_last_inline=*/input.caller_waits,
                  [call, step, output, recv_keys = std::move(recv_keys),

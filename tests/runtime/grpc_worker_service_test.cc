@@ -161,6 +161,45 @@ TEST(GrpcWorkerServiceTest, ServedMethodsAnswerEmptyRequestsWithCleanErrors) {
   EXPECT_FALSE(response.session_handle().empty());
 }
 
+TEST(GrpcWorkerServiceTest, MalformedTensorMessagesAreInvalidArgument) {
+  // RunGraph, RunStep and RunCallable are served on raw bytes: bytes that
+  // are no such message, or hold a tensor that is no tensor, are refused
+  // cleanly.
+  std::unique_ptr<GrpcServer> server = StartServer("worker", 0, 1);
+  ASSERT_NE(server, nullptr);
+  std::shared_ptr<::grpc::Channel> channel = ConnectTo(*server);
+  // A tensor whose content does not fill its shape, in each message.
+  TensorProto bad_tensor;
+  bad_tensor.set_dtype(DT_FLOAT);
+  bad_tensor.mutable_tensor_shape()->add_dim()->set_size(1000);
+  bad_tensor.set_tensor_content("12345678");  // 8 bytes, not 4000
+  RunGraphRequest run_graph;
+  *run_graph.add_send()->mutable_tensor() = bad_tensor;
+  RunStepRequest run_step;
+  *run_step.add_feed()->mutable_tensor() = bad_tensor;
+  RunCallableRequest run_callable;
+  *run_callable.add_feed() = bad_tensor;
+  const std::vector<std::pair<const char*, std::string>> calls = {
+      {"/tensorflow.WorkerService/RunGraph", run_graph.SerializeAsString()},
+      {"/tensorflow.MasterService/RunStep", run_step.SerializeAsString()},
+      {"/tensorflow.MasterService/RunCallable", run_callable.SerializeAsString()}};
+  for (const auto& [path, bad_tensor_bytes] : calls) {
+    for (const std::string& bytes :
+         {std::string("\xff\xff\xff", 3), std::string("\x1a\x7f", 2), bad_tensor_bytes}) {
+      ::grpc::internal::RpcMethod method(path, ::grpc::internal::RpcMethod::NORMAL_RPC, channel);
+      ::grpc::ClientContext context;
+      context.set_deadline(DeadlineIn(kCallDeadline));
+      ::grpc::Slice slice(bytes);
+      ::grpc::ByteBuffer request(&slice, 1), response;
+      ::grpc::Status status =
+          ::grpc::internal::BlockingUnaryCall<::grpc::ByteBuffer, ::grpc::ByteBuffer>(
+              channel.get(), method, &context, request, &response);
+      EXPECT_EQ(status.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT)
+          << path << ": " << status.error_message();
+    }
+  }
+}
+
 TEST(GrpcWorkerServiceTest, StopIsPromptWhileAClientIsConnected) {
   std::unique_ptr<GrpcServer> server = StartServer("worker", 0, 1);
   ASSERT_NE(server, nullptr);

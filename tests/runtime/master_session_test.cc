@@ -250,7 +250,41 @@ class MasterSessionTest : public ::testing::Test {
     }
     for (const std::string& fetch : fetches) request.add_fetch(fetch);
     if (timeout_ms > 0) request.mutable_options()->set_timeout_in_ms(timeout_ms);
-    return master_->RunStep(request, response);
+    return RunStepWithProtos(request, response);
+  }
+
+  // Master::RunStep with the tensors in the protos, as the wire has them.
+  Status RunStepWithProtos(const RunStepRequest& request, RunStepResponse* response) {
+    RunStepRequest rest = request;
+    rest.clear_feed();
+    NamedTensors feeds;
+    for (const NamedTensorProto& feed : request.feed()) {
+      Tensor value;
+      TW_RETURN_IF_ERROR(Tensor::FromProto(feed.tensor(), &value));
+      feeds.emplace_back(feed.name(), value);
+    }
+    NamedTensors fetched;
+    TW_RETURN_IF_ERROR(master_->RunStep(rest, feeds, response, &fetched));
+    for (const auto& [name, value] : fetched) {
+      NamedTensorProto* out = response->add_tensor();
+      out->set_name(name);
+      value.AsProtoTensorContent(out->mutable_tensor());
+    }
+    return Status::OK();
+  }
+
+  // Master::RunCallable likewise.
+  Status RunCallableWithProtos(const RunCallableRequest& request, RunCallableResponse* response) {
+    RunCallableRequest rest = request;
+    rest.clear_feed();
+    std::vector<Tensor> feeds;
+    for (const TensorProto& feed : request.feed()) {
+      TW_RETURN_IF_ERROR(Tensor::FromProto(feed, &feeds.emplace_back()));
+    }
+    std::vector<Tensor> fetched;
+    TW_RETURN_IF_ERROR(master_->RunCallable(rest, feeds, response, &fetched));
+    for (const Tensor& value : fetched) value.AsProtoTensorContent(response->add_fetch());
+    return Status::OK();
   }
 
   FakeCluster cluster_;
@@ -649,18 +683,22 @@ TEST_F(MasterSessionTest, BadGraphsFeedsAndFetchesAreCleanErrors) {
   int_value.data<int32_t>()[0] = 1;
   int_value.AsProtoTensorContent(feed->mutable_tensor());
   request.add_fetch("y:0");
-  status = master_->RunStep(request, &response);
+  status = RunStepWithProtos(request, &response);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   EXPECT_NE(status.message().find("'x:0'"), std::string::npos) << status;
 
   feed->mutable_tensor()->set_dtype(DT_FLOAT);  // an int payload claiming float
   feed->mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(1000);
-  status = master_->RunStep(request, &response);
+  status = RunStepWithProtos(request, &response);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
 
   EXPECT_EQ(Run(handle, {}, &response).code(), Code::INVALID_ARGUMENT);  // nothing to run
+  // Fed values come as tensors, never in the request's protos.
+  NamedTensors fetched;
+  EXPECT_EQ(master_->RunStep(request, {}, &response, &fetched).code(), Code::INVALID_ARGUMENT);
+  request.clear_feed();
   request.set_partial_run_handle("p");
-  EXPECT_EQ(master_->RunStep(request, &response).code(), Code::UNIMPLEMENTED);
+  EXPECT_EQ(RunStepWithProtos(request, &response).code(), Code::UNIMPLEMENTED);
   // Nothing was run on a worker by any of this.
   EXPECT_TRUE(cluster_.worker(kWorker0)->runs.empty());
 }
@@ -681,7 +719,7 @@ TEST_F(MasterSessionTest, CallablesRunByHandle) {
   run.set_handle(made.handle());
   FloatScalar(3.0f).AsProtoTensorContent(run.add_feed());
   RunCallableResponse ran;
-  Status status = master_->RunCallable(run, &ran);
+  Status status = RunCallableWithProtos(run, &ran);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(ran.fetch_size(), 2);
   // Same signature through RunStep: no new registration.
@@ -690,14 +728,14 @@ TEST_F(MasterSessionTest, CallablesRunByHandle) {
   EXPECT_EQ(cluster_.worker(kWorker0)->registered.size(), 1u);
 
   run.clear_feed();
-  EXPECT_EQ(master_->RunCallable(run, &ran).code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(RunCallableWithProtos(run, &ran).code(), Code::INVALID_ARGUMENT);
   ReleaseCallableRequest release;
   release.set_session_handle(handle);
   release.set_handle(made.handle());
   ReleaseCallableResponse released;
   ASSERT_TRUE(master_->ReleaseCallable(release, &released).ok());
   FloatScalar(3.0f).AsProtoTensorContent(run.add_feed());
-  EXPECT_EQ(master_->RunCallable(run, &ran).code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(RunCallableWithProtos(run, &ran).code(), Code::INVALID_ARGUMENT);
 }
 
 TEST_F(MasterSessionTest, ResetClosesSessionsAndClearsContainersOnTheWorkers) {

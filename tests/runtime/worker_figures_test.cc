@@ -47,6 +47,43 @@ TEST(WorkerFiguresTest, RunGraphRoundTripOfATinyGraph) {
   RecordProperty("run_graph_round_trip_us", static_cast<int>(mean_us));
 }
 
+TEST(WorkerFiguresTest, RunGraphOfOneMebibyteEachWay) {
+  // The tensors go out of their own buffers and come back straight into
+  // tensors (tensor_coding.h), as a master's RunGraph to another task.
+  TestWorker worker("worker", 0);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), AffineGraph(worker), &handle).ok());
+  constexpr int64_t kFloats = (1 << 20) / sizeof(float);
+  Tensor x(DT_FLOAT, TensorShape({1, kFloats}));
+  for (int64_t i = 0; i < kFloats; ++i) x.data<float>()[i] = static_cast<float>(i % 977);
+  constexpr int kWarmup = 10;
+  constexpr int kRuns = 100;
+  double total_us = 0;
+  for (int i = 0; i < kWarmup + kRuns; ++i) {
+    RunGraphInput input;
+    input.request = RunRequest(handle, i + 1);
+    input.sends.emplace_back(ClientKey(worker, "x"), x);
+    input.request.add_recv_key(ClientKey(worker, "y"));
+    RunGraphOutput output;
+    const auto start = Clock::now();
+    Status status = worker.client()->RunGraph(input, &output, kCallTimeoutMs);
+    if (i >= kWarmup) total_us += MicrosSince(start);
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(output.recvs.size(), 1u);
+    ASSERT_EQ(output.recvs[0].second.NumElements(), kFloats);
+    ASSERT_EQ(output.recvs[0].second.data<float>()[kFloats - 1], 2.0f * ((kFloats - 1) % 977) + 1);
+    CleanupGraphRequest cleanup;
+    cleanup.set_step_id(i + 1);
+    CleanupGraphResponse cleaned;
+    ASSERT_TRUE(worker.client()->CleanupGraph(cleanup, &cleaned, kCallTimeoutMs).ok());
+  }
+  const double mean_us = total_us / kRuns;
+  const double megabytes_per_second = (1 << 20) / mean_us;
+  std::printf("[ figure ] RunGraph 1 MiB each way (y = x*2+1, loopback): %.0f us, %.0f MB/s\n",
+              mean_us, megabytes_per_second);
+  RecordProperty("run_graph_1mib_each_way_mb_per_s", static_cast<int>(megabytes_per_second));
+}
+
 // Pulls a 1 MiB tensor `runs` times, through the TensorProto of the
 // generated stub or straight into a Tensor; the mean time per pull in us.
 double MeanRecvTensorMicros(const TestWorker& worker, bool into_tensor, int runs) {

@@ -240,6 +240,42 @@ TEST(WorkerRunGraphTest, ACallerThatWaitsRunsTheLastExecutorOnItsOwnThread) {
   }
 }
 
+TEST(WorkerRunGraphTest, AStepRunOnTheCallersThreadStillEndsAtItsTimeout) {
+  // A long chain of kernels, all inline on the caller's thread: nobody else
+  // can cancel them when the caller's time is up, so the step stops itself.
+  TestWorker worker("worker", 0);
+  GraphDef graph;
+  const std::string& d = worker.device();
+  AddRecv(&graph, "x", "x", d, worker.incarnation(), d, /*client_terminated=*/true);
+  AddConst(&graph, "two", d, Scalar(2));
+  std::string last = "x";
+  constexpr int kChain = 4000;
+  for (int i = 0; i < kChain; ++i) {
+    const std::string name = StrCat("m", i);
+    AddBinary(&graph, name, "Mul", d, last, "two");
+    last = name;
+  }
+  AddSend(&graph, "y_send", last, "y", d, worker.incarnation(), d, /*client_terminated=*/true);
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), graph, &handle).ok());
+  RunGraphInput input;
+  input.request = RunRequest(handle, 9);
+  input.sends.emplace_back(ClientKey(worker, "x"), Tensor(DT_FLOAT, TensorShape({1 << 20})));
+  input.request.add_recv_key(ClientKey(worker, "y"));
+  input.caller_waits = true;
+  RunGraphOutput output;
+  CallOptions call;
+  const auto start = steady_clock::now();
+  Status status = CallAndWait(
+      [&](CallOptions* options, WorkerInterface::StatusCallback done) {
+        worker.worker()->RunGraphAsync(options, &input, &output, std::move(done));
+      },
+      /*timeout_ms=*/200, &call);
+  // 4000 multiplications of 4 MiB take seconds.
+  EXPECT_EQ(status.code(), Code::DEADLINE_EXCEEDED) << status;
+  EXPECT_LT(steady_clock::now() - start, std::chrono::milliseconds(1500));
+}
+
 TEST(WorkerRunGraphTest, AFailingStepWakesItsRemoteReceiverWithTheError) {
   TestWorker a("ps", 0);
   TestWorker b("worker", 0);
