@@ -39,40 +39,6 @@ class EntryRegistration final : public LocalMaster::Registration {
   const std::shared_ptr<Entry> entry_;
 };
 
-// Until the master takes tensors: feeds and fetches through the protos.
-Status RunStepWithTensors(Master* master, const RunStepRequest& request, const NamedTensors& feeds,
-                          RunStepResponse* response, NamedTensors* fetched) {
-  RunStepRequest with_feeds = request;
-  for (const auto& [name, value] : feeds) {
-    NamedTensorProto* feed = with_feeds.add_feed();
-    feed->set_name(name);
-    value.AsProtoTensorContent(feed->mutable_tensor());
-  }
-  TW_RETURN_IF_ERROR(master->RunStep(with_feeds, response));
-  fetched->clear();
-  for (const NamedTensorProto& named : response->tensor()) {
-    Tensor value;
-    TW_RETURN_IF_ERROR(Tensor::FromProto(named.tensor(), &value));
-    fetched->emplace_back(named.name(), std::move(value));
-  }
-  response->clear_tensor();
-  return Status::OK();
-}
-
-Status RunCallableWithTensors(Master* master, const RunCallableRequest& request,
-                              const std::vector<Tensor>& feeds, RunCallableResponse* response,
-                              std::vector<Tensor>* fetched) {
-  RunCallableRequest with_feeds = request;
-  for (const Tensor& feed : feeds) feed.AsProtoTensorContent(with_feeds.add_feed());
-  TW_RETURN_IF_ERROR(master->RunCallable(with_feeds, response));
-  fetched->assign(response->fetch_size(), Tensor());
-  for (int i = 0; i < response->fetch_size(); ++i) {
-    TW_RETURN_IF_ERROR(Tensor::FromProto(response->fetch(i), &(*fetched)[i]));
-  }
-  response->clear_fetch();
-  return Status::OK();
-}
-
 // A master of this process, called directly.
 class DirectMaster final : public MasterInterface {
  public:
@@ -88,9 +54,8 @@ class DirectMaster final : public MasterInterface {
   }
   Status RunStep(CallOptions* call, const RunStepRequest& request, const NamedTensors& feeds,
                  RunStepResponse* response, NamedTensors* fetched) override {
-    return WithMaster([&](Master* master) {
-      return RunStepWithTensors(master, request, feeds, response, fetched);
-    });
+    return WithMaster(
+        [&](Master* master) { return master->RunStep(request, feeds, response, fetched); });
   }
   Status CloseSession(CallOptions* call, const CloseSessionRequest& request,
                       CloseSessionResponse* response) override {
@@ -110,9 +75,8 @@ class DirectMaster final : public MasterInterface {
   Status RunCallable(CallOptions* call, const RunCallableRequest& request,
                      const std::vector<Tensor>& feeds, RunCallableResponse* response,
                      std::vector<Tensor>* fetched) override {
-    return WithMaster([&](Master* master) {
-      return RunCallableWithTensors(master, request, feeds, response, fetched);
-    });
+    return WithMaster(
+        [&](Master* master) { return master->RunCallable(request, feeds, response, fetched); });
   }
   Status ReleaseCallable(CallOptions* call, const ReleaseCallableRequest& request,
                          ReleaseCallableResponse* response) override {
