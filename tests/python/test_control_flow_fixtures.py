@@ -9,6 +9,8 @@ feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
 import glob
 import os
 import re
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -97,3 +99,45 @@ def test_fetching_the_untaken_branch_is_invalid_argument():
             sess.run(true_branch, feed_dict=feeds)
         # The step itself is fine: the same session runs the other branch.
         np.testing.assert_array_equal(sess.run("y:0", feed_dict=feeds), np.zeros(3, np.float32))
+
+
+def _endless_counter():
+    """The recorded counter loop (i < n) with n beyond reach: it runs until stopped."""
+    with open(os.path.join(FIXTURES, "while_counter.pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    return graph, {"n:0": np.array(2**31 - 1, np.int32)}
+
+
+def test_run_options_timeout_ends_an_endless_loop():
+    graph, feeds = _endless_counter()
+    with tf.Session(graph=graph) as sess:
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run("count:0", feed_dict=feeds, options=tf.RunOptions(timeout_in_ms=200))
+        assert time.monotonic() - start < 5
+        assert sess.run("count:0", feed_dict={"n:0": 3}) == 3  # the session still works
+
+
+def test_close_from_another_thread_ends_an_endless_loop():
+    graph, feeds = _endless_counter()
+    sess = tf.Session(graph=graph)
+    outcome = []
+
+    def run():
+        try:
+            sess.run("count:0", feed_dict=feeds)
+            outcome.append("finished")
+        except tf.errors.CancelledError as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.3)
+    assert thread.is_alive()
+    sess.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.CancelledError)

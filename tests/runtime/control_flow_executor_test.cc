@@ -311,10 +311,16 @@ TEST_F(ControlFlowExecutorTest, ALoopInAnUntakenBranchIsDeadAndFinishes) {
   Op(&graph, "other", "Identity", {"switch"});
   Merge(&graph, "merge", "other", exits.sum);
   Retval(&graph, "out", "merge", 0);
+  // The loop's Exits reach their consumers dead or alive: a ControlTrigger
+  // after one fires either way.
+  AddNode(&graph, "trigger", "ControlTrigger", {"^" + exits.sum});
+  AddNode(&graph, "counted", "SessionTestCounter", {"^trigger"});
   for (bool pred : {true, false}) {
+    const int before = counter_runs.load();
     std::vector<Tensor> results;
     SESSION_ASSERT_OK(RunOnce(graph, {FloatScalar(3), BoolScalar(pred)}, 1, &results));
     EXPECT_EQ(Values(results[0])[0], pred ? 14.0f : 3.0f);
+    EXPECT_EQ(counter_runs.load(), before + 1) << "pred " << pred;
   }
 }
 
