@@ -369,6 +369,11 @@ Status ExecutorImpl<P>::ProcessDead(State* state, const NodeItem& item) const {
     }
     return Status::OK();
   }
+  if (item.is_client_fetch) {
+    return errors::InvalidArgument(
+        "The fetched tensor does not have value (it is dead: it comes "
+        "from the untaken branch of a conditional)");
+  }
   if (item.is_transfer) {
     return errors::Unimplemented(
         "A dead tensor (from the untaken branch of a conditional) would cross devices here; "
@@ -609,6 +614,11 @@ Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* 
     item.outputs_optional = IsSwitchOp(node);
     const std::string& type = node->type_string();
     item.is_transfer = type == "_Send" || type == "_Recv";
+    if (type == "_Send") {
+      bool client_terminated = false;
+      TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "client_terminated", &client_terminated));
+      item.is_client_fetch = client_terminated;
+    }
     if (type == "_Retval") {
       int64_t index = 0;
       TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "index", &index));

@@ -26,6 +26,8 @@ struct NodeItem {
   bool outputs_optional = false;
   // _Send/_Recv: a dead one cannot hand its deadness to the other device.
   bool is_transfer = false;
+  // A _Send that hands a fetch to the client (client_terminated).
+  bool is_client_fetch = false;
   int retval_index = -1;  // the fetch a _Retval fills; -1 for other nodes
   int num_inputs = 0;
   int initial_pending = 0;  // in-edges from other op nodes, data and control

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "runtime/common_runtime/executor.h"
+#include "runtime/common_runtime/rendezvous_impl.h"
 #include "runtime/common_runtime/thread_pools.h"
 #include "runtime/graph/algorithm.h"
 #include "runtime/graph/control_flow.h"
@@ -220,6 +221,31 @@ TEST_F(ControlFlowExecutorTest, FetchingADeadTensorIsInvalidArgument) {
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   EXPECT_EQ(status.message(), "Retval[1] does not have value");
   EXPECT_EQ(Values(results[0]), std::vector<float>({5})) << "the live fetch was still made";
+}
+
+TEST_F(ControlFlowExecutorTest, ADeadFetchToTheClientIsInvalidArgument) {
+  // How a worker hands fetches back: a client-terminated _Send.
+  GraphDef graph;
+  Arg(&graph, "x", 0, DT_FLOAT);
+  Arg(&graph, "pred", 1, DT_BOOL);
+  Op(&graph, "switch", "Switch", {"x", "pred"});
+  NodeDef* send = Op(&graph, "send", "_Send", {"switch:1"});
+  SetAttr(send, "tensor_name", std::string("untaken:0"));
+  SetAttr(send, "send_device", std::string(kCpu0));
+  SetAttr(send, "send_device_incarnation", int64_t{1});
+  SetAttr(send, "recv_device", std::string("/job:localhost/replica:0/task:0/device:CPU:0"));
+  SetAttr(send, "client_terminated", true);
+  std::unique_ptr<Executor> executor;
+  SESSION_ASSERT_OK(Build(graph, &executor));
+  Tensor feeds[] = {FloatVector({5}), BoolScalar(false)};
+  SimpleCallFrame frame(feeds, 2, 0);
+  IntraProcessRendezvous rendezvous;
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.rendezvous = &rendezvous;
+  const Status status = executor->Run(args);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_NE(status.message().find("does not have value"), std::string::npos) << status;
 }
 
 TEST_F(ControlFlowExecutorTest, MergeOfTwoLiveInputsForwardsOneOfThem) {
