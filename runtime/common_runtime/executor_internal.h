@@ -57,6 +57,14 @@ class NodeStack {
     }
     ++size_;
   }
+  // A new slot on top, for the caller to fill in place (field by field:
+  // building a T elsewhere and copying it stalls on store forwarding).
+  T* emplace() {
+    if (size_ < kInline) return &inline_[size_++];
+    ++size_;
+    overflow_.emplace_back();
+    return &overflow_.back();
+  }
   T pop() {
     --size_;
     if (size_ < kInline) return inline_[size_];

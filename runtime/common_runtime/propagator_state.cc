@@ -1,5 +1,7 @@
 #include "runtime/common_runtime/propagator_state.h"
 
+#include <deque>
+
 #include "runtime/framework/node_def_util.h"
 #include "runtime/graph/control_flow.h"
 
@@ -14,10 +16,10 @@ struct FramePropagator::FrameState {
   int num_outstanding_iterations = 1;
   int num_pending_inputs = 0;  // Enters of this frame not run yet
   int max_parallel = 1;
-  // Iteration i lives in ring[i % ring.size()]; null once it finished. At
-  // most max_parallel are alive, so the ring of max_parallel + 1 never
-  // wraps onto a live one.
-  std::vector<IterationState*> ring;
+  // The iterations alive, oldest first: first_alive, first_alive + 1, ...,
+  // iteration_count. They finish in order, so only the oldest ever leaves.
+  std::deque<IterationState*> alive;
+  int64_t first_alive = 0;
   // NextIteration values waiting for an iteration slot (parallel_iterations
   // reached), and the values of constant Enters, seen by every iteration.
   std::vector<std::pair<int, TensorValue>> next_iteration_values;
@@ -28,8 +30,8 @@ struct FramePropagator::FrameState {
   std::map<std::pair<int, IterationState*>, FrameState*> children;
 
   IterationState* Get(int64_t iter) const {
-    IterationState* state = ring[iter % static_cast<int64_t>(ring.size())];
-    return state != nullptr && state->iter == iter ? state : nullptr;
+    const int64_t offset = iter - first_alive;
+    return offset >= 0 && offset < static_cast<int64_t>(alive.size()) ? alive[offset] : nullptr;
   }
 };
 
@@ -74,7 +76,7 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
                                        "' has parallel_iterations ", parallel,
                                        "; it must be at least 1");
       }
-      n.parallel_iterations = static_cast<int>(std::min<int64_t>(parallel, 1 << 20));
+      n.parallel_iterations = static_cast<int>(std::min<int64_t>(parallel, INT32_MAX));
     }
     int pending = item.initial_pending;
     if (n.is_merge) {
@@ -95,9 +97,8 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
 void FramePropagator::StartStep(StepData* step, NodeStack<TaggedNode>* roots) const {
   if (step->spare.size() != frames_.size()) step->spare.resize(frames_.size());
   auto* root = new FrameState;
-  root->ring.assign(1, nullptr);
   IterationState* first = NewIteration(step, root, 0);
-  root->ring[0] = first;
+  root->alive.push_back(first);
   step->root = root;
   for (int node : graph_->roots) roots->push({node, false, root, first});
   first->outstanding_ops = static_cast<int>(graph_->roots.size());
@@ -180,7 +181,11 @@ int FramePropagator::Activate(FrameState* frame, IterationState* iteration, int 
     }
     if (dst_ready) {
       if (dst.is_control_trigger) dst_dead = false;
-      ready->push({edge.dst, dst_dead, frame, iteration});
+      TaggedNode* tagged = ready->emplace();
+      tagged->node = edge.dst;
+      tagged->dead = dst_dead;
+      tagged->frame = frame;
+      tagged->iteration = iteration;
       ++iteration->outstanding_ops;
       ++activated;
     }
@@ -255,8 +260,7 @@ FramePropagator::FrameState* FramePropagator::FindOrCreateChild(StepData* step, 
   child->parent_iteration = iteration;
   child->max_parallel = info.parallel_iterations;
   child->num_pending_inputs = frames_[info.enters_frame].num_enters;
-  child->ring.assign(child->max_parallel + 1, nullptr);
-  child->ring[0] = NewIteration(step, child, 0);
+  child->alive.push_back(NewIteration(step, child, 0));
   frame->children.emplace(key, child);
   ++iteration->outstanding_frames;
   return child;
@@ -266,7 +270,7 @@ FramePropagator::IterationState* FramePropagator::IncrementIteration(
     StepData* step, FrameState* frame, NodeStack<TaggedNode>* ready) const {
   const int64_t iter = ++frame->iteration_count;
   IterationState* state = NewIteration(step, frame, iter);
-  frame->ring[iter % static_cast<int64_t>(frame->ring.size())] = state;
+  frame->alive.push_back(state);
   ++frame->num_outstanding_iterations;
   frame->dead_exits.clear();
   std::vector<std::pair<int, TensorValue>> deferred;
@@ -299,7 +303,8 @@ bool FramePropagator::CleanupIterations(StepData* step, FrameState* frame,
   IterationState* state = iteration;
   while (state != nullptr && is_done(state)) {
     const int64_t iter = state->iter;
-    frame->ring[iter % static_cast<int64_t>(frame->ring.size())] = nullptr;
+    frame->alive.pop_front();  // `state`: the oldest, since the one before is gone
+    ++frame->first_alive;
     for (std::vector<TensorValue>& inputs : state->inputs) {
       for (TensorValue& value : inputs) value = TensorValue();
     }
@@ -334,8 +339,7 @@ void FramePropagator::FinishFrame(StepData* step, FrameState* frame,
 void FramePropagator::DeleteFrame(StepData* step, FrameState* frame) const {
   if (frame == nullptr) return;
   for (auto& [key, child] : frame->children) DeleteFrame(step, child);
-  for (IterationState* state : frame->ring) {
-    if (state == nullptr) continue;
+  for (IterationState* state : frame->alive) {
     for (std::vector<TensorValue>& inputs : state->inputs) {
       for (TensorValue& value : inputs) value = TensorValue();
     }

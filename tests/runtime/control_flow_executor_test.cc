@@ -310,7 +310,9 @@ TEST_F(ControlFlowExecutorTest, NestedLoops) {
     Op(graph, j + "_times_i", "Mul", {j, limit});
     return j + "_times_i";
   };
-  for (int parallel : {1, 10}) {
+  // INT32_MAX: as many iterations at once as the loop makes, with nothing
+  // sized by the attr.
+  for (int parallel : {1, 10, INT32_MAX}) {
     const BodyFn outer_body = [&](GraphDef* graph, const std::string& i, const std::string& pivot,
                                   const std::string&) {
       return AddCountingLoop(graph, "inner", i, pivot, parallel, inner_body).sum;
