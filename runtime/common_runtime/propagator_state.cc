@@ -1,5 +1,6 @@
 #include "runtime/common_runtime/propagator_state.h"
 
+#include <algorithm>
 #include <deque>
 
 #include "runtime/framework/node_def_util.h"
@@ -39,7 +40,18 @@ FramePropagator::~FramePropagator() = default;
 
 Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& index_of) {
   ControlFlowInfo info;
-  TW_RETURN_IF_ERROR(BuildControlFlowInfo(graph, &info));
+  const Status frames = BuildControlFlowInfo(graph, &info);
+  if (!frames.ok()) {
+    // Imported graphs have valid frames (the importer checks them), so a
+    // partition whose frames are broken had a loop cut by _Send/_Recv.
+    const bool has_transfer = std::any_of(graph_->items.begin(), graph_->items.end(),
+                                          [](const NodeItem& item) { return item.is_transfer; });
+    if (!has_transfer) return frames;
+    return errors::Unimplemented(
+        "A while loop spans devices: its nodes were placed on more than one device, and loops "
+        "that span devices are not supported yet; place the whole loop on one device (",
+        frames.message(), ")");
+  }
   frames_.resize(info.frames.size());
   for (size_t f = 0; f < info.frames.size(); ++f) {
     frames_[f].parent = info.frames[f].parent;

@@ -141,3 +141,19 @@ def test_close_from_another_thread_ends_an_endless_loop():
     thread.join(10)
     assert not thread.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.CancelledError)
+
+
+def test_a_loop_placed_on_two_devices_is_unimplemented():
+    with open(os.path.join(FIXTURES, "while_counter.pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    for node in graph_def.node:
+        if node.name == "while/mul":  # the loop body, moved to a second device
+            node.device = "/device:CPU:1"
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(graph=graph, config=config) as sess:
+        with pytest.raises(tf.errors.UnimplementedError, match="spans devices"):
+            sess.run("sum_squares:0", feed_dict={"n:0": 3})
+        assert sess.run("count:0", feed_dict={"n:0": 3}) == 3  # without the body's mul: one device
