@@ -12,6 +12,7 @@
 #include "runtime/common_runtime/executor.h"
 #include "runtime/common_runtime/rendezvous_impl.h"
 #include "runtime/common_runtime/thread_pools.h"
+#include "runtime/framework/shape_inference.h"
 #include "runtime/graph/algorithm.h"
 #include "runtime/graph/control_flow.h"
 #include "runtime/graph/graph_def_import.h"
@@ -411,6 +412,85 @@ TEST_F(ControlFlowExecutorTest, ALoopSpanningDevicesIsUnimplemented) {
   const Status status = Build(graph, &executor);
   EXPECT_EQ(status.code(), Code::UNIMPLEMENTED) << status;
   EXPECT_NE(status.message().find("loops that span devices"), std::string::npos) << status;
+}
+
+// --- OpDefs and shape functions ---------------------------------------------
+
+std::vector<PartialTensorShape> Shapes(const std::string& op, int n,
+                                       std::vector<PartialTensorShape> inputs, Status* status) {
+  NodeDef node;
+  node.set_name("node");
+  node.set_op(op);
+  SetAttr(&node, "T", DT_FLOAT);
+  if (op == "Merge") SetAttr(&node, "N", int64_t{n});
+  const OpDef* op_def = OpRegistry::Global()->LookUp(op);
+  std::vector<PartialTensorShape> outputs;
+  *status = shape_inference::RunShapeFunction(node, *op_def, std::move(inputs), {},
+                                              static_cast<int>(op_def->outputs.size()), &outputs);
+  return outputs;
+}
+
+PartialTensorShape Shape(std::vector<int64_t> dims) {
+  PartialTensorShape shape;
+  EXPECT_TRUE(PartialTensorShape::Build(dims, &shape).ok());
+  return shape;
+}
+
+TEST(ControlFlowOpsTest, ShapeFunctions) {
+  Status status;
+  std::vector<PartialTensorShape> out = Shapes("Switch", 0, {Shape({2, 3}), Shape({})}, &status);
+  SESSION_ASSERT_OK(status);
+  EXPECT_EQ(out[0].DebugString(), "[2,3]");
+  EXPECT_EQ(out[1].DebugString(), "[2,3]");
+  Shapes("Switch", 0, {Shape({2, 3}), Shape({2})}, &status);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << "the predicate must be a scalar";
+
+  out = Shapes("Merge", 2, {Shape({2, 3}), Shape({2, 5})}, &status);
+  SESSION_ASSERT_OK(status);
+  EXPECT_EQ(out[0].DebugString(), "[2,?]");
+  EXPECT_EQ(out[1].DebugString(), "[]") << "value_index";
+  out = Shapes("Merge", 2, {Shape({2}), Shape({2, 3})}, &status);
+  SESSION_ASSERT_OK(status);
+  EXPECT_TRUE(out[0].unknown_rank());
+  out = Shapes("Merge", 2, {Shape({4}), PartialTensorShape()}, &status);
+  SESSION_ASSERT_OK(status);
+  EXPECT_TRUE(out[0].unknown_rank()) << "a loop's back edge is not known yet";
+
+  NodeDef loop_cond;
+  loop_cond.set_name("lc");
+  loop_cond.set_op("LoopCond");
+  const OpDef* loop_cond_def = OpRegistry::Global()->LookUp("LoopCond");
+  SESSION_ASSERT_OK(
+      shape_inference::RunShapeFunction(loop_cond, *loop_cond_def, {Shape({})}, {}, 1, &out));
+  EXPECT_EQ(out[0].DebugString(), "[]");
+  EXPECT_EQ(shape_inference::RunShapeFunction(loop_cond, *loop_cond_def, {Shape({3})}, {}, 1, &out)
+                .code(),
+            Code::INVALID_ARGUMENT);
+
+  for (const char* op :
+       {"Enter", "Exit", "NextIteration", "RefEnter", "RefExit", "RefNextIteration"}) {
+    out = Shapes(op, 0, {Shape({7, 1})}, &status);
+    SESSION_ASSERT_OK(status);
+    EXPECT_EQ(out[0].DebugString(), "[7,1]") << op;
+  }
+}
+
+TEST(ControlFlowOpsTest, OpDefsMatchTensorFlow) {
+  const OpDef* enter = OpRegistry::Global()->LookUp("Enter");
+  ASSERT_NE(enter, nullptr);
+  NodeDef node;
+  node.set_op("Enter");
+  AddDefaultsToNodeDef(*enter, &node);
+  bool is_constant = true;
+  int64_t parallel = 0;
+  SESSION_ASSERT_OK(GetNodeAttr(node, "is_constant", &is_constant));
+  SESSION_ASSERT_OK(GetNodeAttr(node, "parallel_iterations", &parallel));
+  EXPECT_FALSE(is_constant);
+  EXPECT_EQ(parallel, 10);
+  EXPECT_TRUE(OpRegistry::Global()->LookUp("RefSwitch")->inputs[0].is_ref);
+  EXPECT_TRUE(OpRegistry::Global()->LookUp("RefMerge")->outputs[0].is_ref);
+  EXPECT_EQ(OpRegistry::Global()->LookUp("Merge")->outputs[1].type, DT_INT32);
+  EXPECT_TRUE(OpRegistry::Global()->LookUp("ControlTrigger")->inputs.empty());
 }
 
 // --- Import: cycles and frames ----------------------------------------------
