@@ -90,6 +90,8 @@ class SimplePropagator {
 
   static int NodeOf(int tagged) { return tagged; }
   static constexpr bool IsDead(int) { return false; }
+  // Every node runs exactly once per successful step.
+  static constexpr bool kNodesMayNotRun = false;
   std::vector<TensorValue>* Inputs(StepData* step, int node) const { return &step->inputs[node]; }
 
   void Propagate(StepData* step, int node, TensorValue* outputs, NodeStack<int>* ready) const {
@@ -120,6 +122,9 @@ class SimplePropagator {
 class FrameAdapter : public FramePropagator {
  public:
   using FramePropagator::FramePropagator;
+  // A node may be dead, or run once per iteration, or (after a dead
+  // NextIteration) not at all.
+  static constexpr bool kNodesMayNotRun = true;
   std::vector<TensorValue>* Inputs(StepData*, const TaggedNode& tagged) const {
     return FramePropagator::Inputs(tagged);
   }
@@ -142,8 +147,10 @@ struct StepState {
   std::atomic<bool> failed{false};
   bool has_deadline = false;  // args.deadline is set
   std::mutex status_mu;
-  Status status;      // guarded by status_mu; the first error
-  Status dead_fetch;  // guarded by status_mu; a fetch that was dead
+  Status status;  // guarded by status_mu; the first error
+  // Per _Retval (by ordinal): how often it ran alive this step. Only kept
+  // when nodes may not run once each (Propagator::kNodesMayNotRun).
+  std::unique_ptr<std::atomic<int>[]> retval_runs;
 };
 
 // An async kernel's invocation, alive until its done callback.
@@ -173,6 +180,14 @@ class ExecutorImpl : public Executor {
         kernels_(std::move(kernels)),
         items_(graph_->items),
         propagator_(graph_.get()) {
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (items_[i].retval_ordinal >= 0) retval_nodes_.push_back(static_cast<int>(i));
+    }
+    retvals_by_index_.resize(retval_nodes_.size());
+    for (size_t k = 0; k < retval_nodes_.size(); ++k) retvals_by_index_[k] = static_cast<int>(k);
+    std::sort(retvals_by_index_.begin(), retvals_by_index_.end(), [this](int a, int b) {
+      return items_[retval_nodes_[a]].retval_index < items_[retval_nodes_[b]].retval_index;
+    });
     cost_ns_.reset(new std::atomic<int64_t>[items_.size()]);
     runs_.reset(new std::atomic<uint32_t>[items_.size()]);
     for (size_t i = 0; i < items_.size(); ++i) {
@@ -195,7 +210,12 @@ class ExecutorImpl : public Executor {
   void Process(State* state, const Tagged& tagged) const;
   void Dispatch(State* state, const Tagged& tagged) const;
   // A dead node runs no kernel; its outputs are all dead.
-  Status ProcessDead(State* state, const NodeItem& item) const;
+  Status ProcessDead(const NodeItem& item) const;
+  // Counts a live run of a _Retval: a second one in a step (a fetch inside a
+  // loop) is an error, as in TensorFlow (which says INTERNAL).
+  Status CountRetvalRun(State* state, const NodeItem& item) const;
+  // OK, or INVALID_ARGUMENT for the first fetch no live _Retval filled.
+  Status CheckEveryRetvalRan(State* state) const;
   // Launches an async kernel; its callback finishes the node.
   void StartAsync(State* state, const Tagged& tagged, const OpKernelContext::Params& params) const;
   void AsyncDone(AsyncInvocation<Propagator>* invocation) const;
@@ -222,6 +242,8 @@ class ExecutorImpl : public Executor {
   std::vector<std::unique_ptr<OpKernel>> kernels_;
   const std::vector<NodeItem>& items_;
   Propagator propagator_;
+  std::vector<int> retval_nodes_;      // by ordinal
+  std::vector<int> retvals_by_index_;  // ordinals, by fetch index
   // Per node: moving average of measured run time (kUnmeasured at first) and
   // a run counter for sampling. Relaxed races only blur the estimate.
   std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
@@ -250,7 +272,17 @@ typename ExecutorImpl<P>::State* ExecutorImpl<P>::AcquireState() const {
       free_states_.pop_back();
     }
   }
-  if (state == nullptr) state = new State(this);
+  if (state == nullptr) {
+    state = new State(this);
+    if constexpr (P::kNodesMayNotRun) {
+      state->retval_runs.reset(new std::atomic<int>[retval_nodes_.size()]);
+    }
+  }
+  if constexpr (P::kNodesMayNotRun) {
+    for (size_t i = 0; i < retval_nodes_.size(); ++i) {
+      state->retval_runs[i].store(0, std::memory_order_relaxed);
+    }
+  }
   state->failed.store(false, std::memory_order_relaxed);
   state->outstanding.store(static_cast<int>(graph_->roots.size()), std::memory_order_relaxed);
   return state;
@@ -312,7 +344,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
     if (state->failed.load(std::memory_order_relaxed) || Interrupted(state)) {
       for (TensorValue& value : *inputs) value = TensorValue();
     } else if (P::IsDead(tagged)) {
-      status = ProcessDead(state, item);
+      status = ProcessDead(item);
       for (TensorValue& value : *inputs) value = TensorValue();
       if (status.ok()) propagator_.Propagate(&state->data, tagged, nullptr, &ready);
     } else {
@@ -326,6 +358,9 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       params.call_frame = state->args.call_frame;
       params.runner = state->args.runner;
       status = PrepareInputs(item, inputs);
+      if constexpr (P::kNodesMayNotRun) {
+        if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);
+      }
       if (status.ok() && item.async != nullptr) {
         StartAsync(state, tagged, params);
         continue;  // the kernel's callback finishes this node
@@ -359,16 +394,9 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
 }
 
 template <class P>
-Status ExecutorImpl<P>::ProcessDead(State* state, const NodeItem& item) const {
-  if (item.retval_index >= 0) {
-    // As in TensorFlow, the step itself runs on; fetching the value fails.
-    std::lock_guard<std::mutex> lock(state->status_mu);
-    if (state->dead_fetch.ok()) {
-      state->dead_fetch =
-          errors::InvalidArgument("Retval[", item.retval_index, "] does not have value");
-    }
-    return Status::OK();
-  }
+Status ExecutorImpl<P>::ProcessDead(const NodeItem& item) const {
+  // A dead _Retval leaves its fetch unfilled; CheckEveryRetvalRan reports
+  // it once the step is over, as TensorFlow does.
   if (item.is_client_fetch) {
     return errors::InvalidArgument(
         "The fetched tensor does not have value (it is dead: it comes "
@@ -378,6 +406,29 @@ Status ExecutorImpl<P>::ProcessDead(State* state, const NodeItem& item) const {
     return errors::Unimplemented(
         "A dead tensor (from the untaken branch of a conditional) would cross devices here; "
         "sending dead tensors between devices is not supported yet");
+  }
+  return Status::OK();
+}
+
+template <class P>
+Status ExecutorImpl<P>::CountRetvalRun(State* state, const NodeItem& item) const {
+  if (state->retval_runs[item.retval_ordinal].fetch_add(1, std::memory_order_relaxed) == 0) {
+    return Status::OK();
+  }
+  // TensorFlow says INTERNAL here; a fetch inside a loop is the caller's
+  // mistake, not the runtime's, so it is INVALID_ARGUMENT with the same words.
+  return errors::InvalidArgument("Retval[", item.retval_index,
+                                 "] has already been set. (The fetch is inside a while loop, "
+                                 "whose body runs once per iteration.)");
+}
+
+template <class P>
+Status ExecutorImpl<P>::CheckEveryRetvalRan(State* state) const {
+  for (int ordinal : retvals_by_index_) {
+    if (state->retval_runs[ordinal].load(std::memory_order_relaxed) == 0) {
+      return errors::InvalidArgument("Retval[", items_[retval_nodes_[ordinal]].retval_index,
+                                     "] does not have value");
+    }
   }
   return Status::OK();
 }
@@ -558,9 +609,10 @@ void ExecutorImpl<P>::Finish(State* state) const {
   {
     std::lock_guard<std::mutex> lock(state->status_mu);
     status = std::move(state->status);
-    if (status.ok()) status = std::move(state->dead_fetch);
     state->status = Status::OK();
-    state->dead_fetch = Status::OK();
+  }
+  if constexpr (P::kNodesMayNotRun) {
+    if (status.ok()) status = CheckEveryRetvalRan(state);
   }
   DoneCallback done = std::move(state->done);
   state->done = nullptr;
@@ -604,6 +656,7 @@ Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* 
 
   view->items.resize(nodes.size());
   kernels->resize(nodes.size());
+  int num_retvals = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
     TW_RETURN_IF_ERROR(CreateOpKernel(device->device_type(), device, node->def(), &(*kernels)[i]));
@@ -623,6 +676,7 @@ Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* 
       int64_t index = 0;
       TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "index", &index));
       item.retval_index = static_cast<int>(index);
+      item.retval_ordinal = num_retvals++;
     }
     item.num_inputs = node->num_inputs();
     for (const Edge* edge : node->in_edges()) {

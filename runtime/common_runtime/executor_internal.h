@@ -28,7 +28,8 @@ struct NodeItem {
   bool is_transfer = false;
   // A _Send that hands a fetch to the client (client_terminated).
   bool is_client_fetch = false;
-  int retval_index = -1;  // the fetch a _Retval fills; -1 for other nodes
+  int retval_index = -1;    // the fetch a _Retval fills; -1 for other nodes
+  int retval_ordinal = -1;  // which _Retval of the graph (0, 1, ...); -1 for others
   int num_inputs = 0;
   int initial_pending = 0;  // in-edges from other op nodes, data and control
   int out_begin = 0;        // [out_begin, out_end) in ExecutorGraph::out_edges

@@ -414,6 +414,32 @@ TEST_F(ControlFlowExecutorTest, ALoopSpanningDevicesIsUnimplemented) {
   EXPECT_NE(status.message().find("loops that span devices"), std::string::npos) << status;
 }
 
+TEST_F(ControlFlowExecutorTest, FetchesInsideALoopFollowTensorFlow) {
+  // A fetch inside a loop body: a loop that never iterates leaves it without
+  // value; one that iterates twice sets it twice. TensorFlow 2.21 gives
+  // these two messages for the same fetches (the second as INTERNAL; here a
+  // caller's mistake is never INTERNAL).
+  GraphDef graph = CountingLoopGraph(10, Square);
+  Retval(&graph, "inside", "loop/add_i", 2);
+  std::vector<Tensor> results;
+  Status status = RunOnce(graph, {FloatScalar(0)}, 3, &results);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_EQ(status.message(), "Retval[2] does not have value");
+  status = RunOnce(graph, {FloatScalar(2)}, 3, &results);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;  // TensorFlow: INTERNAL
+  EXPECT_NE(status.message().find("Retval[2] has already been set."), std::string::npos) << status;
+  SESSION_ASSERT_OK(RunOnce(graph, {FloatScalar(1)}, 3, &results));
+  EXPECT_EQ(Values(results[2])[0], 1.0f) << "one iteration sets it once";
+
+  // Behind a NextIteration that ends the loop dead, a fetch never runs at
+  // all: still "does not have value", not a missing result.
+  GraphDef after_next = CountingLoopGraph(10, Square);
+  Retval(&after_next, "after_next", "loop/next_i", 2);
+  status = RunOnce(after_next, {FloatScalar(0)}, 3, &results);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_EQ(status.message(), "Retval[2] does not have value");
+}
+
 // --- OpDefs and shape functions ---------------------------------------------
 
 std::vector<PartialTensorShape> Shapes(const std::string& op, int n,
