@@ -166,6 +166,13 @@ struct AsyncInvocation {
   OpKernelContext context;
 };
 
+// The executor, over either propagator. A Propagator provides TaggedNode
+// (a unit of work: a node, plus its frame, iteration and deadness when it
+// has frames), StepData (its per-step state), StartStep/EndStep, NodeOf,
+// IsDead, Inputs (a node's input slots for this run) and Propagate (hands a
+// finished node's outputs, null when dead, to its consumers and collects
+// the ones made ready). kNodesMayNotRun says whether fetches need checking
+// at the end of a step.
 template <class Propagator>
 class ExecutorImpl : public Executor {
  public:
