@@ -71,6 +71,12 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
     n.is_exit = IsExitOp(node);
     n.is_next_iteration = IsNextIterationOp(node);
     n.is_control_trigger = IsControlTriggerOp(node);
+    if (n.frame != 0 && item.is_client_fetch) {
+      return errors::Unimplemented("The fetch sent by '", node->name(),
+                                   "' is inside the while loop '", info.frames[n.frame].name,
+                                   "'; fetching a tensor from inside a loop is not supported by "
+                                   "remote sessions");
+    }
     if (n.frame != 0 && item.is_transfer) {
       return errors::Unimplemented("The node '", node->name(), "' (", node->type_string(),
                                    ") carries a tensor between devices inside the while loop '",

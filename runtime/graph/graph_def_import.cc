@@ -508,9 +508,12 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
     }
   }
   // Loops: frames must be well formed (checked on the whole graph, since
-  // imported nodes may join frames of existing ones).
-  if (std::any_of(added.begin(), added.end(),
-                  [](const Node* node) { return IsControlFlowOp(node); })) {
+  // imported nodes may join frames of existing ones). Not for the runtime's
+  // own partitions: pruned for a fetch inside a loop, a partition may keep a
+  // frame without its Exits, and the executor checks frames itself (a loop
+  // cut by _Send/_Recv is UNIMPLEMENTED there, not a malformed graph).
+  if (options.user_graph && std::any_of(added.begin(), added.end(),
+                                        [](const Node* node) { return IsControlFlowOp(node); })) {
     const Status frames = ValidateControlFlow(*graph);
     if (!frames.ok()) {
       roll_back();

@@ -157,3 +157,35 @@ def test_a_loop_placed_on_two_devices_is_unimplemented():
         with pytest.raises(tf.errors.UnimplementedError, match="spans devices"):
             sess.run("sum_squares:0", feed_dict={"n:0": 3})
         assert sess.run("count:0", feed_dict={"n:0": 3}) == 3  # without the body's mul: one device
+
+
+def test_remote_session_runs_loops_and_reports_dead_fetches():
+    server = tf.train.Server.create_local_server()
+    try:
+        path = os.path.join(FIXTURES, "nested_while.pb")
+        with open(path, "rb") as f:
+            graph_def = tf.GraphDef.FromString(f.read())
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.import_graph_def(graph_def, name="")
+        with tf.Session(server.target, graph=graph) as sess:
+            for feeds, fetches in _cases(path):
+                results = sess.run(list(fetches), feed_dict=feeds)
+                for result, expected in zip(results, fetches.values()):
+                    np.testing.assert_array_equal(result, expected)
+            with pytest.raises(tf.errors.UnimplementedError, match="inside the while loop"):
+                sess.run("while/while/NextIteration:0", feed_dict={"n:0": 0})
+
+        path = os.path.join(FIXTURES, "cond.pb")
+        with open(path, "rb") as f:
+            graph_def = tf.GraphDef.FromString(f.read())
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.import_graph_def(graph_def, name="")
+        with tf.Session(server.target, graph=graph) as sess:
+            feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
+            np.testing.assert_array_equal(sess.run("y:0", feed_dict=feeds), np.zeros(3, np.float32))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
+                sess.run("cond/mul:0", feed_dict=feeds)
+    finally:
+        server.stop()

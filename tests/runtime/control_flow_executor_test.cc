@@ -521,9 +521,21 @@ TEST(ControlFlowOpsTest, OpDefsMatchTensorFlow) {
 
 // --- Import: cycles and frames ----------------------------------------------
 
+// The counted loop as a user's GraphDef: a Placeholder limit, Identity
+// results (no _Arg/_Retval, which only the runtime may add).
+GraphDef UserLoopGraph() {
+  GraphDef graph;
+  AddPlaceholder(&graph, "n");
+  LoopExits exits = AddCountingLoop(&graph, "loop", "n", "", 10, Square);
+  Op(&graph, "count", "Identity", {exits.count});
+  Op(&graph, "sum", "Identity", {exits.sum});
+  return graph;
+}
+
+// As the C API, Python and sessions import users' GraphDefs.
 Status Import(const GraphDef& graph_def) {
   Graph graph(OpRegistry::Global());
-  return ConvertGraphDefToGraph(graph_def, &graph);
+  return ImportGraphDef(ImportGraphDefOptions(), graph_def, &graph, /*refiner=*/nullptr);
 }
 
 TEST(ControlFlowImportTest, AcceptsTheBackEdgeOfAWhileLoop) {
@@ -543,6 +555,7 @@ TEST(ControlFlowImportTest, AcceptsTheBackEdgeOfAWhileLoop) {
   EXPECT_EQ(info.frame_of[graph.FindNode("loop/merge_i")->id()], 1);
   EXPECT_EQ(info.frame_of[graph.FindNode("loop/exit_i")->id()], 1) << "an Exit runs inside";
   EXPECT_EQ(info.frame_of[graph.FindNode("count")->id()], 0);
+  SESSION_ASSERT_OK(Import(UserLoopGraph()));  // a user's GraphDef with a loop
 }
 
 TEST(ControlFlowImportTest, RejectsACycleWithoutABackEdge) {
@@ -581,9 +594,13 @@ TEST(ControlFlowImportTest, RejectsBrokenFrames) {
   status = Import(no_exit);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   EXPECT_NE(status.message().find("has no Exit"), std::string::npos) << status;
+  // The runtime's own partitions may lack Exits (pruned for a fetch inside a
+  // loop): the executor checks their frames instead.
+  Graph partition(OpRegistry::Global());
+  SESSION_EXPECT_OK(ConvertGraphDefToGraph(no_exit, &partition));
 
   // A value used outside its loop without an Exit.
-  GraphDef leak = CountingLoopGraph(10, Square);
+  GraphDef leak = UserLoopGraph();
   Op(&leak, "leak", "Add", {"loop/add_i", "n"});
   status = Import(leak);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
@@ -600,7 +617,7 @@ TEST(ControlFlowImportTest, RejectsBrokenFrames) {
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
 
   // One frame name entered from two different frames.
-  GraphDef two_parents = CountingLoopGraph(10, Square);
+  GraphDef two_parents = UserLoopGraph();
   Enter(&two_parents, "late_enter", "loop/add_i", "loop", false, 10);
   Op(&two_parents, "late_exit", "Exit", {"late_enter"});
   status = Import(two_parents);
