@@ -234,6 +234,7 @@ class ExecutorImpl : public Executor {
   // True (and the step failed) once the step is cancelled or past its
   // deadline.
   bool Interrupted(State* state) const;
+  bool LoopCancelled(const Args& args) const;
   // Accounts for a finished node and its newly ready nodes; true when the
   // step is complete (the caller must then call Finish and stop).
   bool NodeDone(State* state, const ReadyStack& ready, ReadyStack* inline_ready) const;
@@ -448,11 +449,27 @@ bool ExecutorImpl<P>::Interrupted(State* state) const {
     status = errors::Cancelled("The step was cancelled");
   } else if (state->has_deadline && std::chrono::steady_clock::now() > args.deadline) {
     status = errors::DeadlineExceeded("The step ran out of time");
+  } else if (LoopCancelled(args)) {
+    status = errors::Cancelled("The step was cancelled");
   } else {
     return false;
   }
   RecordStepError(state, status);
   return true;
+}
+
+template <class P>
+bool ExecutorImpl<P>::LoopCancelled(const Args& args) const {
+  // A loop can run on after the rest of its step failed elsewhere (another
+  // partition cancels the step's manager, not `cancelled`). Looking costs a
+  // lock, so only graphs with frames look, every so many nodes.
+  if constexpr (P::kNodesMayNotRun) {
+    thread_local uint32_t nodes_since_look = 0;
+    if (args.cancellation_manager != nullptr && ++nodes_since_look % 64 == 0) {
+      return args.cancellation_manager->IsCancelled();
+    }
+  }
+  return false;
 }
 
 template <class P>

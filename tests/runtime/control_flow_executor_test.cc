@@ -398,6 +398,28 @@ TEST_F(ControlFlowExecutorTest, AnEndlessLoopStopsWhenCancelled) {
   EXPECT_EQ(Values((*frame.retvals())[1])[0], 14.0f);
 }
 
+TEST_F(ControlFlowExecutorTest, AnEndlessLoopStopsWhenItsStepIsCancelledElsewhere) {
+  // Another partition's error cancels the step's CancellationManager only.
+  std::unique_ptr<Executor> executor;
+  SESSION_ASSERT_OK(Build(CountingLoopGraph(10, Square), &executor));
+  Tensor feeds[] = {FloatScalar(1e30f)};
+  SimpleCallFrame frame(feeds, 1, 2);
+  CancellationManager cancellation;
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.runner = &runner_;
+  args.cancellation_manager = &cancellation;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread canceller([&cancellation] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancellation.StartCancel();
+  });
+  const Status status = executor->Run(args);
+  canceller.join();
+  EXPECT_EQ(status.code(), Code::CANCELLED) << status;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
 TEST_F(ControlFlowExecutorTest, ALoopSpanningDevicesIsUnimplemented) {
   GraphDef graph = CountingLoopGraph(
       10, [](GraphDef* g, const std::string& i, const std::string&, const std::string&) {
