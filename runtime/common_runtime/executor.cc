@@ -233,8 +233,9 @@ class ExecutorImpl : public Executor {
   void RecordStepError(State* state, const Status& status) const;
   // True (and the step failed) once the step is cancelled or past its
   // deadline.
-  bool Interrupted(State* state) const;
-  bool LoopCancelled(const Args& args) const;
+  // With `look_at_manager`, also when the step's CancellationManager is
+  // cancelled (which costs a lock).
+  bool Interrupted(State* state, bool look_at_manager) const;
   // Accounts for a finished node and its newly ready nodes; true when the
   // step is complete (the caller must then call Finish and stop).
   bool NodeDone(State* state, const ReadyStack& ready, ReadyStack* inline_ready) const;
@@ -339,6 +340,10 @@ void ExecutorImpl<P>::Dispatch(State* state, const Tagged& tagged) const {
 template <class P>
 void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
   ++inline_depth;
+  // A loop can run on after the rest of its step failed elsewhere (another
+  // partition cancels the step's manager, not `cancelled`): executors with
+  // frames look at the manager for the first node here and every 64th.
+  uint32_t nodes_here = 0;
   while (!stack->empty()) {
     const Tagged tagged = stack->pop();
     const int node = P::NodeOf(tagged);
@@ -349,7 +354,8 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
     // After an error nothing new starts; the node only counts as done.
     // Inputs are cleared before propagating: the propagator may recycle
     // their storage as soon as the node is accounted for.
-    if (state->failed.load(std::memory_order_relaxed) || Interrupted(state)) {
+    const bool look_at_manager = P::kNodesMayNotRun && nodes_here++ % 64 == 0;
+    if (state->failed.load(std::memory_order_relaxed) || Interrupted(state, look_at_manager)) {
       for (TensorValue& value : *inputs) value = TensorValue();
     } else if (P::IsDead(tagged)) {
       status = ProcessDead(item);
@@ -442,34 +448,21 @@ Status ExecutorImpl<P>::CheckEveryRetvalRan(State* state) const {
 }
 
 template <class P>
-bool ExecutorImpl<P>::Interrupted(State* state) const {
+bool ExecutorImpl<P>::Interrupted(State* state, bool look_at_manager) const {
   Status status;
   const Args& args = state->args;
   if (args.cancelled != nullptr && args.cancelled->load(std::memory_order_relaxed)) {
     status = errors::Cancelled("The step was cancelled");
   } else if (state->has_deadline && std::chrono::steady_clock::now() > args.deadline) {
     status = errors::DeadlineExceeded("The step ran out of time");
-  } else if (LoopCancelled(args)) {
+  } else if (look_at_manager && args.cancellation_manager != nullptr &&
+             args.cancellation_manager->IsCancelled()) {
     status = errors::Cancelled("The step was cancelled");
   } else {
     return false;
   }
   RecordStepError(state, status);
   return true;
-}
-
-template <class P>
-bool ExecutorImpl<P>::LoopCancelled(const Args& args) const {
-  // A loop can run on after the rest of its step failed elsewhere (another
-  // partition cancels the step's manager, not `cancelled`). Looking costs a
-  // lock, so only graphs with frames look, every so many nodes.
-  if constexpr (P::kNodesMayNotRun) {
-    thread_local uint32_t nodes_since_look = 0;
-    if (args.cancellation_manager != nullptr && ++nodes_since_look % 64 == 0) {
-      return args.cancellation_manager->IsCancelled();
-    }
-  }
-  return false;
 }
 
 template <class P>
