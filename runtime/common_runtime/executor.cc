@@ -1,5 +1,6 @@
 #include "runtime/common_runtime/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -7,7 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/common_runtime/executor_internal.h"
+#include "runtime/common_runtime/propagator_state.h"
+#include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/graph/control_flow.h"
 
 namespace tensorweave {
 
@@ -31,6 +36,12 @@ Status Executor::Run(const Args& args) {
 
 namespace {
 
+using executor_internal::ExecutorGraph;
+using executor_internal::FramePropagator;
+using executor_internal::NodeItem;
+using executor_internal::NodeStack;
+using executor_internal::OutEdge;
+
 // A kernel whose measured time stays below this runs inline even when it
 // calls itself expensive: handing it to another thread would cost more than
 // running it.
@@ -46,129 +57,202 @@ constexpr int kMaxInlineDepth = 8;
 
 thread_local int inline_depth = 0;
 
-// A stack of node indices that lives on the C++ stack for the common sizes.
-class NodeStack {
+// A kernel's outputs as an array (null when it has none).
+TensorValue* OutputsOf(OpKernelContext* context) {
+  return context->num_outputs() > 0 ? context->mutable_output(0) : nullptr;
+}
+
+// Moves outputs to consumers in a graph without control flow: one pending
+// count and one set of input slots per node, no locks, no dead tensors.
+class SimplePropagator {
  public:
-  bool empty() const { return size_ == 0; }
-  int size() const { return size_; }
-  int operator[](int i) const { return i < kInline ? inline_[i] : overflow_[i - kInline]; }
-  void push(int node) {
-    if (size_ < kInline) {
-      inline_[size_] = node;
-    } else {
-      overflow_.push_back(node);
+  using TaggedNode = int;
+  struct StepData {
+    std::unique_ptr<std::atomic<int>[]> pending;   // per node
+    std::vector<std::vector<TensorValue>> inputs;  // per node, one per input slot
+  };
+
+  explicit SimplePropagator(const ExecutorGraph* graph) : graph_(graph) {}
+
+  void StartStep(StepData* step, NodeStack<int>* roots) const {
+    const int n = static_cast<int>(graph_->items.size());
+    if (step->pending == nullptr) {
+      step->pending.reset(new std::atomic<int>[n]);
+      step->inputs.resize(n);
+      for (int i = 0; i < n; ++i) step->inputs[i].resize(graph_->items[i].num_inputs);
     }
-    ++size_;
+    for (int i = 0; i < n; ++i) {
+      step->pending[i].store(graph_->items[i].initial_pending, std::memory_order_relaxed);
+    }
+    for (int root : graph_->roots) roots->push(root);
   }
-  int pop() {
-    --size_;
-    if (size_ < kInline) return inline_[size_];
-    int node = overflow_.back();
-    overflow_.pop_back();
-    return node;
+  void EndStep(StepData*) const {}
+
+  static int NodeOf(int tagged) { return tagged; }
+  static constexpr bool IsDead(int) { return false; }
+  // Every node runs exactly once per successful step.
+  static constexpr bool kNodesMayNotRun = false;
+  std::vector<TensorValue>* Inputs(StepData* step, int node) const { return &step->inputs[node]; }
+
+  void Propagate(StepData* step, int node, TensorValue* outputs, NodeStack<int>* ready) const {
+    const NodeItem& item = graph_->items[node];
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const OutEdge& edge = graph_->out_edges[e];
+      if (edge.src_output >= 0) {
+        TensorValue& slot = step->inputs[edge.dst][edge.dst_input];
+        if (edge.last_use) {
+          slot = std::move(outputs[edge.src_output]);
+        } else {
+          slot = outputs[edge.src_output];
+        }
+      }
+      // acq_rel: the consumer that sees zero also sees every input written.
+      if (step->pending[edge.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        ready->push(edge.dst);
+      }
+    }
   }
 
  private:
-  static constexpr int kInline = 16;
-  int inline_[kInline];
-  int size_ = 0;
-  std::vector<int> overflow_;
+  const ExecutorGraph* graph_;
 };
 
-struct OutEdge {
-  int dst;         // node index
-  int src_output;  // Graph::kControlSlot for a control edge
-  int dst_input;   // input slot of dst (data edges)
-  bool last_use;   // the last edge reading src_output may move the value
+// The frame propagator keeps inputs in its iterations; this adapter gives it
+// the interface ExecutorImpl expects.
+class FrameAdapter : public FramePropagator {
+ public:
+  using FramePropagator::FramePropagator;
+  // A node may be dead, or run once per iteration, or (after a dead
+  // NextIteration) not at all.
+  static constexpr bool kNodesMayNotRun = true;
+  std::vector<TensorValue>* Inputs(StepData*, const TaggedNode& tagged) const {
+    return FramePropagator::Inputs(tagged);
+  }
 };
 
-struct NodeItem {
-  OpKernel* kernel = nullptr;
-  AsyncOpKernel* async = nullptr;  // non-null for async kernels
-  bool declares_expensive = false;
-  int num_inputs = 0;
-  int initial_pending = 0;  // in-edges from other op nodes, data and control
-  int out_begin = 0;        // [out_begin, out_end) in LocalExecutor::out_edges_
-  int out_end = 0;
-};
-
-class LocalExecutor;
+template <class Propagator>
+class ExecutorImpl;
 
 // The mutable state of one step. Reused across steps (kept in a free list)
 // so that a step allocates nothing for its bookkeeping.
+template <class Propagator>
 struct StepState {
-  explicit StepState(const LocalExecutor* executor);
+  explicit StepState(const ExecutorImpl<Propagator>* owner) : executor(owner) {}
 
-  const LocalExecutor* executor;
+  const ExecutorImpl<Propagator>* executor;
   Executor::Args args;
   Executor::DoneCallback done;
-  std::unique_ptr<std::atomic<int>[]> pending;   // per node
-  std::vector<std::vector<TensorValue>> inputs;  // per node, one per input slot
-  std::atomic<int> outstanding{0};               // nodes ready or running, not yet done
+  typename Propagator::StepData data;
+  std::atomic<int> outstanding{0};  // nodes ready or running, not yet done
   std::atomic<bool> failed{false};
   bool has_deadline = false;  // args.deadline is set
   std::mutex status_mu;
   Status status;  // guarded by status_mu; the first error
+  // Per _Retval (by ordinal): how often it ran alive this step. Only kept
+  // when nodes may not run once each (Propagator::kNodesMayNotRun).
+  std::unique_ptr<std::atomic<int>[]> retval_runs;
 };
 
 // An async kernel's invocation, alive until its done callback.
+template <class Propagator>
 struct AsyncInvocation {
-  AsyncInvocation(StepState* step_state, int node_index, const OpKernelContext::Params& p)
-      : state(step_state), node(node_index), params(p), context(&params) {}
-  StepState* state;
-  int node;
+  using Tagged = typename Propagator::TaggedNode;
+  AsyncInvocation(StepState<Propagator>* step_state, const Tagged& tagged_node,
+                  const OpKernelContext::Params& p)
+      : state(step_state), tagged(tagged_node), params(p), context(&params) {}
+  StepState<Propagator>* state;
+  Tagged tagged;
   OpKernelContext::Params params;
   OpKernelContext context;
 };
 
-class LocalExecutor : public Executor {
+// The executor, over either propagator. A Propagator provides TaggedNode
+// (a unit of work: a node, plus its frame, iteration and deadness when it
+// has frames), StepData (its per-step state), StartStep/EndStep, NodeOf,
+// IsDead, Inputs (a node's input slots for this run) and Propagate (hands a
+// finished node's outputs, null when dead, to its consumers and collects
+// the ones made ready). kNodesMayNotRun says whether fetches need checking
+// at the end of a step.
+template <class Propagator>
+class ExecutorImpl : public Executor {
  public:
-  explicit LocalExecutor(Device* device) : device_(device) {}
-  ~LocalExecutor() override;
+  using Tagged = typename Propagator::TaggedNode;
+  using State = StepState<Propagator>;
+  using ReadyStack = NodeStack<Tagged>;
 
-  Status Initialize(const Graph& graph);
+  ExecutorImpl(Device* device, std::unique_ptr<ExecutorGraph> graph,
+               std::vector<std::unique_ptr<OpKernel>> kernels)
+      : device_(device),
+        graph_(std::move(graph)),
+        kernels_(std::move(kernels)),
+        items_(graph_->items),
+        propagator_(graph_.get()) {
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (items_[i].retval_ordinal >= 0) retval_nodes_.push_back(static_cast<int>(i));
+    }
+    retvals_by_index_.resize(retval_nodes_.size());
+    for (size_t k = 0; k < retval_nodes_.size(); ++k) retvals_by_index_[k] = static_cast<int>(k);
+    std::sort(retvals_by_index_.begin(), retvals_by_index_.end(), [this](int a, int b) {
+      return items_[retval_nodes_[a]].retval_index < items_[retval_nodes_[b]].retval_index;
+    });
+    cost_ns_.reset(new std::atomic<int64_t>[items_.size()]);
+    runs_.reset(new std::atomic<uint32_t>[items_.size()]);
+    for (size_t i = 0; i < items_.size(); ++i) {
+      cost_ns_[i].store(kUnmeasured, std::memory_order_relaxed);
+      runs_[i].store(0, std::memory_order_relaxed);
+    }
+  }
+  ~ExecutorImpl() override;
+
+  Propagator* propagator() { return &propagator_; }
   void RunAsync(const Args& args, DoneCallback done) override;
 
-  int num_nodes() const { return static_cast<int>(items_.size()); }
-  const NodeItem& item(int i) const { return items_[i]; }
-
  private:
-  StepState* AcquireState();
-  void ReleaseState(StepState* state) const;
+  State* AcquireState() const;
+  void ReleaseState(State* state) const;
 
   // Runs `stack` and everything it makes ready inline until nothing is left
   // for this thread.
-  void RunReadyLoop(StepState* state, NodeStack* stack) const;
-  void Process(StepState* state, int node) const;
-  void Dispatch(StepState* state, int node) const;
+  void RunReadyLoop(State* state, ReadyStack* stack) const;
+  void Process(State* state, const Tagged& tagged) const;
+  void Dispatch(State* state, const Tagged& tagged) const;
+  // A dead node runs no kernel; its outputs are all dead.
+  Status ProcessDead(const NodeItem& item) const;
+  // Counts a live run of a _Retval: a second one in a step (a fetch inside a
+  // loop) is an error, as in TensorFlow (which says INTERNAL).
+  Status CountRetvalRun(State* state, const NodeItem& item) const;
+  // OK, or INVALID_ARGUMENT for the first fetch no live _Retval filled.
+  Status CheckEveryRetvalRan(State* state) const;
   // Launches an async kernel; its callback finishes the node.
-  void StartAsync(StepState* state, int node, const OpKernelContext::Params& params) const;
-  void AsyncDone(AsyncInvocation* invocation) const;
+  void StartAsync(State* state, const Tagged& tagged, const OpKernelContext::Params& params) const;
+  void AsyncDone(AsyncInvocation<Propagator>* invocation) const;
 
   Status PrepareInputs(const NodeItem& item, std::vector<TensorValue>* inputs) const;
   Status CheckOutputs(const NodeItem& item, OpKernelContext* context) const;
-  void PropagateOutputs(StepState* state, const NodeItem& item, OpKernelContext* context,
-                        NodeStack* ready) const;
-  void RecordError(StepState* state, const NodeItem& item, const Status& status) const;
-  void RecordStepError(StepState* state, const Status& status) const;
+  void RecordError(State* state, const NodeItem& item, const Status& status) const;
+  void RecordStepError(State* state, const Status& status) const;
   // True (and the step failed) once the step is cancelled or past its
   // deadline.
-  bool Interrupted(StepState* state) const;
+  // With `look_at_manager`, also when the step's CancellationManager is
+  // cancelled (which costs a lock).
+  bool Interrupted(State* state, bool look_at_manager) const;
   // Accounts for a finished node and its newly ready nodes; true when the
   // step is complete (the caller must then call Finish and stop).
-  bool NodeDone(StepState* state, const NodeStack& ready, NodeStack* inline_ready) const;
-  void ScheduleReady(StepState* state, const NodeStack& ready, NodeStack* inline_ready) const;
-  void Finish(StepState* state) const;
+  bool NodeDone(State* state, const ReadyStack& ready, ReadyStack* inline_ready) const;
+  void ScheduleReady(State* state, const ReadyStack& ready, ReadyStack* inline_ready) const;
+  void Finish(State* state) const;
 
   bool IsExpensive(int node) const;
   bool ShouldMeasure(int node) const;
   void RecordCost(int node, int64_t nanos) const;
 
   Device* device_;
+  std::unique_ptr<ExecutorGraph> graph_;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
-  std::vector<NodeItem> items_;
-  std::vector<OutEdge> out_edges_;
-  std::vector<int> roots_;  // nodes with nothing pending at the start
+  const std::vector<NodeItem>& items_;
+  Propagator propagator_;
+  std::vector<int> retval_nodes_;      // by ordinal
+  std::vector<int> retvals_by_index_;  // ordinals, by fetch index
   // Per node: moving average of measured run time (kUnmeasured at first) and
   // a run counter for sampling. Relaxed races only blur the estimate.
   std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
@@ -176,73 +260,20 @@ class LocalExecutor : public Executor {
 
   // One spare state without locking (the common single-caller case), then
   // a locked free list for concurrent steps.
-  mutable std::atomic<StepState*> spare_state_{nullptr};
+  mutable std::atomic<State*> spare_state_{nullptr};
   mutable std::mutex free_mu_;
-  mutable std::vector<StepState*> free_states_;
+  mutable std::vector<State*> free_states_;
 };
 
-StepState::StepState(const LocalExecutor* owner) : executor(owner) {
-  const int n = owner->num_nodes();
-  pending.reset(new std::atomic<int>[n]);
-  inputs.resize(n);
-  for (int i = 0; i < n; ++i) inputs[i].resize(owner->item(i).num_inputs);
-}
-
-LocalExecutor::~LocalExecutor() {
+template <class P>
+ExecutorImpl<P>::~ExecutorImpl() {
   delete spare_state_.load();
-  for (StepState* state : free_states_) delete state;
+  for (State* state : free_states_) delete state;
 }
 
-Status LocalExecutor::Initialize(const Graph& graph) {
-  // Dense indices for op nodes; SOURCE and SINK are not executed.
-  std::vector<int> index_of(graph.num_node_ids(), -1);
-  std::vector<Node*> nodes = graph.op_nodes();
-  for (size_t i = 0; i < nodes.size(); ++i) index_of[nodes[i]->id()] = static_cast<int>(i);
-
-  items_.resize(nodes.size());
-  kernels_.resize(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node* node = nodes[i];
-    TW_RETURN_IF_ERROR(CreateOpKernel(device_->device_type(), device_, node->def(), &kernels_[i]));
-    NodeItem& item = items_[i];
-    item.kernel = kernels_[i].get();
-    item.async = item.kernel->AsAsync();
-    item.declares_expensive = item.kernel->IsExpensive();
-    item.num_inputs = node->num_inputs();
-    for (const Edge* edge : node->in_edges()) {
-      if (edge->src()->IsOp()) ++item.initial_pending;
-    }
-    if (item.initial_pending == 0) roots_.push_back(static_cast<int>(i));
-
-    item.out_begin = static_cast<int>(out_edges_.size());
-    for (const Edge* edge : node->out_edges()) {
-      if (!edge->dst()->IsOp()) continue;
-      out_edges_.push_back(
-          {index_of[edge->dst()->id()], edge->src_output(), edge->dst_input(), false});
-    }
-    item.out_end = static_cast<int>(out_edges_.size());
-    // The last reader of each output may take the value instead of copying
-    // it, which lets kernels reuse the buffer in place.
-    std::vector<bool> seen(node->num_outputs(), false);
-    for (int e = item.out_end - 1; e >= item.out_begin; --e) {
-      OutEdge& out = out_edges_[e];
-      if (out.src_output >= 0 && !seen[out.src_output]) {
-        seen[out.src_output] = true;
-        out.last_use = true;
-      }
-    }
-  }
-  cost_ns_.reset(new std::atomic<int64_t>[items_.size()]);
-  runs_.reset(new std::atomic<uint32_t>[items_.size()]);
-  for (size_t i = 0; i < items_.size(); ++i) {
-    cost_ns_[i].store(kUnmeasured, std::memory_order_relaxed);
-    runs_[i].store(0, std::memory_order_relaxed);
-  }
-  return Status::OK();
-}
-
-StepState* LocalExecutor::AcquireState() {
-  StepState* state = spare_state_.exchange(nullptr, std::memory_order_acquire);
+template <class P>
+typename ExecutorImpl<P>::State* ExecutorImpl<P>::AcquireState() const {
+  State* state = spare_state_.exchange(nullptr, std::memory_order_acquire);
   if (state == nullptr) {
     std::lock_guard<std::mutex> lock(free_mu_);
     if (!free_states_.empty()) {
@@ -250,62 +281,87 @@ StepState* LocalExecutor::AcquireState() {
       free_states_.pop_back();
     }
   }
-  if (state == nullptr) state = new StepState(this);
-  for (int i = 0; i < num_nodes(); ++i) {
-    state->pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
+  if (state == nullptr) {
+    state = new State(this);
+    if constexpr (P::kNodesMayNotRun) {
+      state->retval_runs.reset(new std::atomic<int>[retval_nodes_.size()]);
+    }
+  }
+  if constexpr (P::kNodesMayNotRun) {
+    for (size_t i = 0; i < retval_nodes_.size(); ++i) {
+      state->retval_runs[i].store(0, std::memory_order_relaxed);
+    }
   }
   state->failed.store(false, std::memory_order_relaxed);
-  state->outstanding.store(static_cast<int>(roots_.size()), std::memory_order_relaxed);
+  state->outstanding.store(static_cast<int>(graph_->roots.size()), std::memory_order_relaxed);
   return state;
 }
 
-void LocalExecutor::ReleaseState(StepState* state) const {
-  StepState* expected = nullptr;
+template <class P>
+void ExecutorImpl<P>::ReleaseState(State* state) const {
+  State* expected = nullptr;
   if (spare_state_.compare_exchange_strong(expected, state, std::memory_order_release)) return;
   std::lock_guard<std::mutex> lock(free_mu_);
   free_states_.push_back(state);
 }
 
-void LocalExecutor::RunAsync(const Args& args, DoneCallback done) {
-  StepState* state = AcquireState();
+template <class P>
+void ExecutorImpl<P>::RunAsync(const Args& args, DoneCallback done) {
+  State* state = AcquireState();
   state->args = args;
   state->has_deadline = args.deadline != std::chrono::steady_clock::time_point::max();
   state->done = std::move(done);
-  if (roots_.empty()) {
+  ReadyStack ready, stack;
+  propagator_.StartStep(&state->data, &ready);
+  if (ready.empty()) {
     Finish(state);
     return;
   }
-  NodeStack ready, stack;
-  for (int root : roots_) ready.push(root);
   ScheduleReady(state, ready, &stack);
   RunReadyLoop(state, &stack);
 }
 
-void LocalExecutor::Process(StepState* state, int node) const {
-  NodeStack stack;
-  stack.push(node);
+template <class P>
+void ExecutorImpl<P>::Process(State* state, const Tagged& tagged) const {
+  ReadyStack stack;
+  stack.push(tagged);
   RunReadyLoop(state, &stack);
 }
 
-void LocalExecutor::Dispatch(StepState* state, int node) const {
+template <class P>
+void ExecutorImpl<P>::Dispatch(State* state, const Tagged& tagged) const {
   if (state->args.runner == nullptr) {
-    Process(state, node);
+    Process(state, tagged);
     return;
   }
-  // Two words, so std::function keeps the closure without allocating.
-  (*state->args.runner)([state, node] { state->executor->Process(state, node); });
+  (*state->args.runner)([state, tagged] { state->executor->Process(state, tagged); });
 }
 
-void LocalExecutor::RunReadyLoop(StepState* state, NodeStack* stack) const {
+template <class P>
+void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
   ++inline_depth;
+  // A loop can run on after the rest of its step failed elsewhere (another
+  // partition cancels the step's manager, not `cancelled`): executors with
+  // frames look at the manager for the first node here and every 64th.
+  uint32_t nodes_here = 0;
   while (!stack->empty()) {
-    const int node = stack->pop();
+    const Tagged tagged = stack->pop();
+    const int node = P::NodeOf(tagged);
     const NodeItem& item = items_[node];
-    std::vector<TensorValue>* inputs = &state->inputs[node];
-    NodeStack ready;
+    std::vector<TensorValue>* inputs = propagator_.Inputs(&state->data, tagged);
+    ReadyStack ready;
     Status status;
     // After an error nothing new starts; the node only counts as done.
-    if (!state->failed.load(std::memory_order_relaxed) && !Interrupted(state)) {
+    // Inputs are cleared before propagating: the propagator may recycle
+    // their storage as soon as the node is accounted for.
+    const bool look_at_manager = P::kNodesMayNotRun && nodes_here++ % 64 == 0;
+    if (state->failed.load(std::memory_order_relaxed) || Interrupted(state, look_at_manager)) {
+      for (TensorValue& value : *inputs) value = TensorValue();
+    } else if (P::IsDead(tagged)) {
+      status = ProcessDead(item);
+      for (TensorValue& value : *inputs) value = TensorValue();
+      if (status.ok()) propagator_.Propagate(&state->data, tagged, nullptr, &ready);
+    } else {
       OpKernelContext::Params params;
       params.step_id = state->args.step_id;
       params.device = device_;
@@ -316,12 +372,15 @@ void LocalExecutor::RunReadyLoop(StepState* state, NodeStack* stack) const {
       params.call_frame = state->args.call_frame;
       params.runner = state->args.runner;
       status = PrepareInputs(item, inputs);
+      if constexpr (P::kNodesMayNotRun) {
+        if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);
+      }
       if (status.ok() && item.async != nullptr) {
-        StartAsync(state, node, params);
+        StartAsync(state, tagged, params);
         continue;  // the kernel's callback finishes this node
       }
+      OpKernelContext context(&params);
       if (status.ok()) {
-        OpKernelContext context(&params);
         if (ShouldMeasure(node)) {
           const auto start = std::chrono::steady_clock::now();
           ComputeCatchingExceptions(item.kernel, &context);
@@ -333,10 +392,12 @@ void LocalExecutor::RunReadyLoop(StepState* state, NodeStack* stack) const {
         }
         status = context.status();
         if (status.ok()) status = CheckOutputs(item, &context);
-        if (status.ok()) PropagateOutputs(state, item, &context, &ready);
+      }
+      for (TensorValue& value : *inputs) value = TensorValue();
+      if (status.ok()) {
+        propagator_.Propagate(&state->data, tagged, OutputsOf(&context), &ready);
       }
     }
-    for (TensorValue& value : *inputs) value = TensorValue();
     if (!status.ok()) RecordError(state, item, status);
     if (NodeDone(state, ready, stack)) {
       Finish(state);
@@ -346,13 +407,57 @@ void LocalExecutor::RunReadyLoop(StepState* state, NodeStack* stack) const {
   --inline_depth;
 }
 
-bool LocalExecutor::Interrupted(StepState* state) const {
+template <class P>
+Status ExecutorImpl<P>::ProcessDead(const NodeItem& item) const {
+  // A dead _Retval leaves its fetch unfilled; CheckEveryRetvalRan reports
+  // it once the step is over, as TensorFlow does.
+  if (item.is_client_fetch) {
+    return errors::InvalidArgument(
+        "The fetched tensor does not have value (it is dead: it comes "
+        "from the untaken branch of a conditional)");
+  }
+  if (item.is_transfer) {
+    return errors::Unimplemented(
+        "A dead tensor (from the untaken branch of a conditional) would cross devices here; "
+        "sending dead tensors between devices is not supported yet");
+  }
+  return Status::OK();
+}
+
+template <class P>
+Status ExecutorImpl<P>::CountRetvalRun(State* state, const NodeItem& item) const {
+  if (state->retval_runs[item.retval_ordinal].fetch_add(1, std::memory_order_relaxed) == 0) {
+    return Status::OK();
+  }
+  // TensorFlow says INTERNAL here; a fetch inside a loop is the caller's
+  // mistake, not the runtime's, so it is INVALID_ARGUMENT with the same words.
+  return errors::InvalidArgument("Retval[", item.retval_index,
+                                 "] has already been set. (The fetch is inside a while loop, "
+                                 "whose body runs once per iteration.)");
+}
+
+template <class P>
+Status ExecutorImpl<P>::CheckEveryRetvalRan(State* state) const {
+  for (int ordinal : retvals_by_index_) {
+    if (state->retval_runs[ordinal].load(std::memory_order_relaxed) == 0) {
+      return errors::InvalidArgument("Retval[", items_[retval_nodes_[ordinal]].retval_index,
+                                     "] does not have value");
+    }
+  }
+  return Status::OK();
+}
+
+template <class P>
+bool ExecutorImpl<P>::Interrupted(State* state, bool look_at_manager) const {
   Status status;
   const Args& args = state->args;
   if (args.cancelled != nullptr && args.cancelled->load(std::memory_order_relaxed)) {
     status = errors::Cancelled("The step was cancelled");
   } else if (state->has_deadline && std::chrono::steady_clock::now() > args.deadline) {
     status = errors::DeadlineExceeded("The step ran out of time");
+  } else if (look_at_manager && args.cancellation_manager != nullptr &&
+             args.cancellation_manager->IsCancelled()) {
+    status = errors::Cancelled("The step was cancelled");
   } else {
     return false;
   }
@@ -360,24 +465,28 @@ bool LocalExecutor::Interrupted(StepState* state) const {
   return true;
 }
 
-void LocalExecutor::StartAsync(StepState* state, int node,
-                               const OpKernelContext::Params& params) const {
-  auto* invocation = new AsyncInvocation(state, node, params);
-  ComputeAsyncCatchingExceptions(items_[node].async, &invocation->context, [invocation] {
-    invocation->state->executor->AsyncDone(invocation);
-  });
+template <class P>
+void ExecutorImpl<P>::StartAsync(State* state, const Tagged& tagged,
+                                 const OpKernelContext::Params& params) const {
+  auto* invocation = new AsyncInvocation<P>(state, tagged, params);
+  ComputeAsyncCatchingExceptions(
+      items_[P::NodeOf(tagged)].async, &invocation->context,
+      [invocation] { invocation->state->executor->AsyncDone(invocation); });
 }
 
-void LocalExecutor::AsyncDone(AsyncInvocation* invocation) const {
-  StepState* state = invocation->state;
-  const int node = invocation->node;
-  const NodeItem& item = items_[node];
-  NodeStack ready;
+template <class P>
+void ExecutorImpl<P>::AsyncDone(AsyncInvocation<P>* invocation) const {
+  State* state = invocation->state;
+  const Tagged tagged = invocation->tagged;
+  const NodeItem& item = items_[P::NodeOf(tagged)];
+  ReadyStack ready;
   Status status = invocation->context.status();
   if (status.ok()) status = CheckOutputs(item, &invocation->context);
-  if (status.ok()) PropagateOutputs(state, item, &invocation->context, &ready);
+  for (TensorValue& value : *propagator_.Inputs(&state->data, tagged)) value = TensorValue();
+  if (status.ok()) {
+    propagator_.Propagate(&state->data, tagged, OutputsOf(&invocation->context), &ready);
+  }
   delete invocation;
-  for (TensorValue& value : state->inputs[node]) value = TensorValue();
   if (!status.ok()) RecordError(state, item, status);
 
   if (inline_depth >= kMaxInlineDepth) {
@@ -392,7 +501,7 @@ void LocalExecutor::AsyncDone(AsyncInvocation* invocation) const {
     for (int i = 0; i < ready.size(); ++i) Dispatch(state, ready[i]);
     return;
   }
-  NodeStack stack;
+  ReadyStack stack;
   if (NodeDone(state, ready, &stack)) {
     Finish(state);
     return;
@@ -400,7 +509,9 @@ void LocalExecutor::AsyncDone(AsyncInvocation* invocation) const {
   RunReadyLoop(state, &stack);
 }
 
-Status LocalExecutor::PrepareInputs(const NodeItem& item, std::vector<TensorValue>* inputs) const {
+template <class P>
+Status ExecutorImpl<P>::PrepareInputs(const NodeItem& item,
+                                      std::vector<TensorValue>* inputs) const {
   for (int i = 0; i < item.num_inputs; ++i) {
     TensorValue& value = (*inputs)[i];
     if (!value.is_ref() || IsRefType(item.kernel->input_type(i))) continue;
@@ -413,7 +524,7 @@ Status LocalExecutor::PrepareInputs(const NodeItem& item, std::vector<TensorValu
       // When the variable itself is fetched, its reader is the runtime-made
       // _Retval, whose name means nothing to the user: name the variable.
       // (A _Send keeps its name: it is named after the real reader.)
-      if (item.kernel->type_string() == "_Retval") {
+      if (item.retval_index >= 0) {
         status = AttachNodeName(status, variable->name, "VariableV2");
       }
       return status;
@@ -424,14 +535,17 @@ Status LocalExecutor::PrepareInputs(const NodeItem& item, std::vector<TensorValu
   return Status::OK();
 }
 
-Status LocalExecutor::CheckOutputs(const NodeItem& item, OpKernelContext* context) const {
+template <class P>
+Status ExecutorImpl<P>::CheckOutputs(const NodeItem& item, OpKernelContext* context) const {
+  const std::vector<OutEdge>& edges = graph_->out_edges;
   for (int e = item.out_begin; e < item.out_end; ++e) {
-    const int slot = out_edges_[e].src_output;
+    const int slot = edges[e].src_output;
     if (slot < 0) continue;
     const TensorValue* value = context->mutable_output(slot);
     if (value->is_ref()) continue;
     const DataType expected = BaseType(item.kernel->output_type(slot));
     if (value->tensor.dtype() == DT_INVALID) {
+      if (item.outputs_optional) continue;  // a dead output of a Switch
       return errors::Internal("Kernel did not produce output ", slot);
     }
     if (value->tensor.dtype() != expected) {
@@ -443,32 +557,13 @@ Status LocalExecutor::CheckOutputs(const NodeItem& item, OpKernelContext* contex
   return Status::OK();
 }
 
-void LocalExecutor::PropagateOutputs(StepState* state, const NodeItem& item,
-                                     OpKernelContext* context, NodeStack* ready) const {
-  for (int e = item.out_begin; e < item.out_end; ++e) {
-    const OutEdge& edge = out_edges_[e];
-    if (edge.src_output >= 0) {
-      TensorValue* output = context->mutable_output(edge.src_output);
-      TensorValue& slot = state->inputs[edge.dst][edge.dst_input];
-      if (edge.last_use) {
-        slot = std::move(*output);
-      } else {
-        slot = *output;
-      }
-    }
-    // acq_rel: the consumer that sees zero also sees every input written.
-    if (state->pending[edge.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ready->push(edge.dst);
-    }
-  }
-}
-
-void LocalExecutor::RecordError(StepState* state, const NodeItem& item,
-                                const Status& status) const {
+template <class P>
+void ExecutorImpl<P>::RecordError(State* state, const NodeItem& item, const Status& status) const {
   RecordStepError(state, AttachNodeName(status, item.kernel->name(), item.kernel->type_string()));
 }
 
-void LocalExecutor::RecordStepError(StepState* state, const Status& named) const {
+template <class P>
+void ExecutorImpl<P>::RecordStepError(State* state, const Status& named) const {
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(state->status_mu);
@@ -488,8 +583,9 @@ void LocalExecutor::RecordStepError(StepState* state, const Status& named) const
   }
 }
 
-bool LocalExecutor::NodeDone(StepState* state, const NodeStack& ready,
-                             NodeStack* inline_ready) const {
+template <class P>
+bool ExecutorImpl<P>::NodeDone(State* state, const ReadyStack& ready,
+                               ReadyStack* inline_ready) const {
   if (ready.empty()) {
     return state->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
@@ -501,34 +597,39 @@ bool LocalExecutor::NodeDone(StepState* state, const NodeStack& ready,
   return false;
 }
 
-void LocalExecutor::ScheduleReady(StepState* state, const NodeStack& ready,
-                                  NodeStack* inline_ready) const {
+template <class P>
+void ExecutorImpl<P>::ScheduleReady(State* state, const ReadyStack& ready,
+                                    ReadyStack* inline_ready) const {
   int last_expensive = -1;
   for (int i = 0; i < ready.size(); ++i) {
-    const int node = ready[i];
-    if (!IsExpensive(node)) {
-      inline_ready->push(node);
+    if (!IsExpensive(P::NodeOf(ready[i]))) {
+      inline_ready->push(ready[i]);
       continue;
     }
-    if (last_expensive >= 0) Dispatch(state, last_expensive);
-    last_expensive = node;
+    if (last_expensive >= 0) Dispatch(state, ready[last_expensive]);
+    last_expensive = i;
   }
   if (last_expensive < 0) return;
   // Keep one expensive node on this thread unless cheap work is queued
   // here already, in which case it would wait behind that work.
   if (inline_ready->empty()) {
-    inline_ready->push(last_expensive);
+    inline_ready->push(ready[last_expensive]);
   } else {
-    Dispatch(state, last_expensive);
+    Dispatch(state, ready[last_expensive]);
   }
 }
 
-void LocalExecutor::Finish(StepState* state) const {
+template <class P>
+void ExecutorImpl<P>::Finish(State* state) const {
+  propagator_.EndStep(&state->data);
   Status status;
   {
     std::lock_guard<std::mutex> lock(state->status_mu);
     status = std::move(state->status);
     state->status = Status::OK();
+  }
+  if constexpr (P::kNodesMayNotRun) {
+    if (status.ok()) status = CheckEveryRetvalRan(state);
   }
   DoneCallback done = std::move(state->done);
   state->done = nullptr;
@@ -538,13 +639,15 @@ void LocalExecutor::Finish(StepState* state) const {
   done(status);
 }
 
-bool LocalExecutor::IsExpensive(int node) const {
+template <class P>
+bool ExecutorImpl<P>::IsExpensive(int node) const {
   if (!items_[node].declares_expensive) return false;
   const int64_t cost = cost_ns_[node].load(std::memory_order_relaxed);
   return cost == kUnmeasured || cost >= kExpensiveThresholdNs;
 }
 
-bool LocalExecutor::ShouldMeasure(int node) const {
+template <class P>
+bool ExecutorImpl<P>::ShouldMeasure(int node) const {
   if (!items_[node].declares_expensive) return false;
   if (IsExpensive(node)) return true;  // timing is noise next to the kernel
   const uint32_t runs = runs_[node].load(std::memory_order_relaxed) + 1;
@@ -552,10 +655,71 @@ bool LocalExecutor::ShouldMeasure(int node) const {
   return runs % kCheapSamplePeriod == 0;
 }
 
-void LocalExecutor::RecordCost(int node, int64_t nanos) const {
+template <class P>
+void ExecutorImpl<P>::RecordCost(int node, int64_t nanos) const {
   const int64_t old = cost_ns_[node].load(std::memory_order_relaxed);
   cost_ns_[node].store(old == kUnmeasured ? nanos : (old * 3 + nanos) / 4,
                        std::memory_order_relaxed);
+}
+
+// Creates the kernels and the static view of `graph`; index_of maps node ids
+// to dense indices.
+Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* index_of,
+                          ExecutorGraph* view, std::vector<std::unique_ptr<OpKernel>>* kernels) {
+  // Dense indices for op nodes; SOURCE and SINK are not executed.
+  index_of->assign(graph.num_node_ids(), -1);
+  std::vector<Node*> nodes = graph.op_nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) (*index_of)[nodes[i]->id()] = static_cast<int>(i);
+
+  view->items.resize(nodes.size());
+  kernels->resize(nodes.size());
+  int num_retvals = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node* node = nodes[i];
+    TW_RETURN_IF_ERROR(CreateOpKernel(device->device_type(), device, node->def(), &(*kernels)[i]));
+    NodeItem& item = view->items[i];
+    item.kernel = (*kernels)[i].get();
+    item.async = item.kernel->AsAsync();
+    item.declares_expensive = item.kernel->IsExpensive();
+    item.outputs_optional = IsSwitchOp(node);
+    const std::string& type = node->type_string();
+    item.is_transfer = type == "_Send" || type == "_Recv";
+    if (type == "_Send") {
+      bool client_terminated = false;
+      TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "client_terminated", &client_terminated));
+      item.is_client_fetch = client_terminated;
+    }
+    if (type == "_Retval") {
+      int64_t index = 0;
+      TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "index", &index));
+      item.retval_index = static_cast<int>(index);
+      item.retval_ordinal = num_retvals++;
+    }
+    item.num_inputs = node->num_inputs();
+    for (const Edge* edge : node->in_edges()) {
+      if (edge->src()->IsOp()) ++item.initial_pending;
+    }
+    if (item.initial_pending == 0) view->roots.push_back(static_cast<int>(i));
+
+    item.out_begin = static_cast<int>(view->out_edges.size());
+    for (const Edge* edge : node->out_edges()) {
+      if (!edge->dst()->IsOp()) continue;
+      view->out_edges.push_back(
+          {(*index_of)[edge->dst()->id()], edge->src_output(), edge->dst_input(), false});
+    }
+    item.out_end = static_cast<int>(view->out_edges.size());
+    // The last reader of each output may take the value instead of copying
+    // it, which lets kernels reuse the buffer in place.
+    std::vector<bool> seen(node->num_outputs(), false);
+    for (int e = item.out_end - 1; e >= item.out_begin; --e) {
+      OutEdge& out = view->out_edges[e];
+      if (out.src_output >= 0 && !seen[out.src_output]) {
+        seen[out.src_output] = true;
+        out.last_use = true;
+      }
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -563,9 +727,21 @@ void LocalExecutor::RecordCost(int node, int64_t nanos) const {
 Status NewLocalExecutor(const LocalExecutorParams& params, const Graph& graph,
                         std::unique_ptr<Executor>* executor) {
   if (params.device == nullptr) return errors::InvalidArgument("An executor needs a device");
-  auto local = std::make_unique<LocalExecutor>(params.device);
-  TW_RETURN_IF_ERROR(local->Initialize(graph));
-  *executor = std::move(local);
+  auto view = std::make_unique<ExecutorGraph>();
+  std::vector<std::unique_ptr<OpKernel>> kernels;
+  std::vector<int> index_of;
+  TW_RETURN_IF_ERROR(BuildExecutorGraph(params.device, graph, &index_of, view.get(), &kernels));
+  const std::vector<Node*> nodes = graph.op_nodes();
+  // Only graphs with control flow pay for frames and dead tensors.
+  if (std::none_of(nodes.begin(), nodes.end(), [](const Node* n) { return IsControlFlowOp(n); })) {
+    *executor = std::make_unique<ExecutorImpl<SimplePropagator>>(params.device, std::move(view),
+                                                                 std::move(kernels));
+    return Status::OK();
+  }
+  auto frames = std::make_unique<ExecutorImpl<FrameAdapter>>(params.device, std::move(view),
+                                                             std::move(kernels));
+  TW_RETURN_IF_ERROR(frames->propagator()->Initialize(graph, index_of));
+  *executor = std::move(frames);
   return Status::OK();
 }
 

@@ -19,6 +19,14 @@
 // expensive is its own claim (OpKernel::IsExpensive) checked against the
 // time it actually takes. Async kernels (_Recv) finish through a callback.
 //
+// Graphs with TensorFlow 1.x control flow (Switch, Merge, Enter, Exit,
+// NextIteration, LoopCond, ControlTrigger) run with frames, iterations and
+// dead tensors as in TensorFlow (propagator_state.h); the others keep the
+// plain propagator, which has no locks and nothing per frame. A fetch whose
+// _Retval ran only dead, or never (inside a loop that never iterated), is
+// INVALID_ARGUMENT "Retval[i] does not have value". A loop split across
+// devices is UNIMPLEMENTED when the executor is built.
+//
 // On a kernel error the executor keeps the first error (naming the node),
 // aborts the step's rendezvous, cancels its CancellationManager, starts no
 // further kernels and reports once the kernels already running finished.

@@ -1,5 +1,7 @@
 #include "runtime/graph/algorithm.h"
 
+#include "runtime/graph/control_flow.h"
+
 namespace tensorweave {
 
 Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
@@ -8,8 +10,15 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   // Kahn's algorithm: a node is ready once every producer is placed.
   std::vector<int> remaining(ids, 0);
   std::vector<Node*> ready;
+  // A while loop's back edge (NextIteration -> Merge) does not order: it
+  // closes the only kind of cycle a graph may have.
+  auto is_back_edge = [](const Edge* edge) {
+    return !edge->IsControlEdge() && IsNextIterationOp(edge->src()) && IsMergeOp(edge->dst());
+  };
   for (Node* node : graph.nodes()) {
-    remaining[node->id()] = static_cast<int>(node->in_edges().size());
+    for (const Edge* edge : node->in_edges()) {
+      if (!is_back_edge(edge)) ++remaining[node->id()];
+    }
   }
   // Pushed in descending id order so the stack pops SOURCE (id 0) first.
   for (int id = ids - 1; id >= 0; --id) {
@@ -22,6 +31,7 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
     ready.pop_back();
     order->push_back(node);
     for (const Edge* edge : node->out_edges()) {
+      if (is_back_edge(edge)) continue;
       if (--remaining[edge->dst()->id()] == 0) ready.push_back(edge->dst());
     }
   }
@@ -43,7 +53,7 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
     walk.push_back(current);
     Node* next = nullptr;
     for (const Edge* edge : current->in_edges()) {
-      if (remaining[edge->src()->id()] > 0) {
+      if (!is_back_edge(edge) && remaining[edge->src()->id()] > 0) {
         next = edge->src();
         break;
       }

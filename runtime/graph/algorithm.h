@@ -11,8 +11,8 @@
 namespace tensorweave {
 
 // Nodes in an order where every node comes after all its inputs (data and
-// control), SOURCE first. INVALID_ARGUMENT naming a node on a cycle if the
-// graph has one.
+// control), SOURCE first; a while loop's back edges (NextIteration -> Merge)
+// are not followed. INVALID_ARGUMENT naming a node on any other cycle.
 Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order);
 
 // Every node from which some node in `targets` can be reached by following

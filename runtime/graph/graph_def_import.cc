@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "runtime/framework/node_def_util.h"
+#include "runtime/graph/control_flow.h"
 
 namespace tensorweave {
 namespace {
@@ -243,17 +244,27 @@ Status AddControlDependencies(const ImportGraphDefOptions& options, const Graph&
   return Status::OK();
 }
 
+bool IsMergeType(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
+bool IsNextIterationType(const std::string& op) {
+  return op == "NextIteration" || op == "RefNextIteration";
+}
+
 // Kahn's algorithm over the imported nodes: `order` gets them producers
-// first. A node left over sits on or below a cycle. Walking back through
-// left-over producers must revisit a node, and that node is on a cycle, so
-// the message can show the loop.
+// first, except across while-loop back edges (NextIteration -> Merge). A node left over sits on or
+// below a cycle. Walking back through left-over producers must revisit a node, and that node is on
+// a cycle, so the message can show the loop.
 Status TopologicalOrder(const std::vector<PendingNode>& pending, std::vector<int>* order) {
   const int n = static_cast<int>(pending.size());
   std::vector<int> remaining(n, 0);
   std::vector<std::vector<int>> consumers(n);
   auto for_each_imported_input = [&](int i, auto&& visit) {
+    const bool is_merge = IsMergeType(pending[i].def->op());
     for (const PendingNode::Source& s : pending[i].data_inputs) {
-      if (s.imported >= 0) visit(s.imported);
+      // A while loop's back edge NextIteration -> Merge closes the only
+      // cycles a graph may have; the order ignores it.
+      if (s.imported >= 0 && !(is_merge && IsNextIterationType(pending[s.imported].def->op()))) {
+        visit(s.imported);
+      }
     }
     for (const PendingNode::Source& s : pending[i].control_inputs) {
       if (s.imported >= 0) visit(s.imported);
@@ -300,7 +311,9 @@ Status TopologicalOrder(const std::vector<PendingNode>& pending, std::vector<int
   }
   names.push_back(names.front());  // close the loop
   return errors::InvalidArgument("Node '", pending[current].def->name(),
-                                 "' is on a cycle: ", StrJoin(names, " -> "));
+                                 "' is on a cycle: ", StrJoin(names, " -> "),
+                                 " (the only cycles allowed are while loops, closed by an edge "
+                                 "from a NextIteration to a Merge)");
 }
 
 VersionDef MergeVersions(const Graph& graph, const GraphDef& graph_def) {
@@ -492,6 +505,19 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
       if (graph->AddControlEdge(resolve(control), added[i]) == nullptr) {
         return internal(errors::Internal("control edge into '", pending[i].name, "'"));
       }
+    }
+  }
+  // Loops: frames must be well formed (checked on the whole graph, since
+  // imported nodes may join frames of existing ones). Not for the runtime's
+  // own partitions: pruned for a fetch inside a loop, a partition may keep a
+  // frame without its Exits, and the executor checks frames itself (a loop
+  // cut by _Send/_Recv is UNIMPLEMENTED there, not a malformed graph).
+  if (options.user_graph && std::any_of(added.begin(), added.end(),
+                                        [](const Node* node) { return IsControlFlowOp(node); })) {
+    const Status frames = ValidateControlFlow(*graph);
+    if (!frames.ok()) {
+      roll_back();
+      return frames;
     }
   }
   if (refiner != nullptr) {

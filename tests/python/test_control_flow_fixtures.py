@@ -1,0 +1,191 @@
+"""GraphDefs with TensorFlow 1.x control flow recorded from real TensorFlow
+(tests/fixtures/tf_control_flow, written by tests/fixtures/record_control_flow.py)
+import with tf.import_graph_def and reproduce every recorded case.
+
+NAME.pb is a binary GraphDef; NAME.npz holds, for each case k,
+feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
+"""
+
+import glob
+import os
+import re
+import threading
+import time
+
+import numpy as np
+import pytest
+import tensorweave as tf
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_control_flow")
+
+GRAPHS = sorted(glob.glob(os.path.join(FIXTURES, "*.pb")))
+EXPECTED = {
+    "cond",
+    "nested_cond",
+    "while_counter",
+    "nested_while",
+    "while_tensor",
+    "cond_with_while",
+}
+
+
+def _cases(path):
+    """[(feeds, fetches)] per recorded case, keyed by tensor name."""
+    recorded = np.load(path[:-3] + ".npz")
+    cases = {}
+    for key in recorded.files:
+        kind, k, tensor = re.fullmatch(r"(feed|fetch)(\d+)__(.+)", key).groups()
+        cases.setdefault(int(k), ({}, {}))[kind == "fetch"][tensor] = recorded[key]
+    return [cases[k] for k in sorted(cases)]
+
+
+def test_every_control_flow_fixture_is_present():
+    names = {os.path.basename(p)[:-3] for p in GRAPHS}
+    assert EXPECTED <= names, f"missing under {FIXTURES}: {EXPECTED - names}"
+
+
+@pytest.mark.parametrize("path", GRAPHS, ids=lambda p: os.path.basename(p)[:-3])
+def test_fixture_reproduces_every_recorded_case(path):
+    with open(path, "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    cases = _cases(path)
+    assert cases
+    graph = tf.Graph()
+    with graph.as_default():
+        names = list(cases[0][1])
+        returned = tf.import_graph_def(graph_def, return_elements=names, name="")
+    with tf.Session(graph=graph) as sess:
+        for feeds, fetches in cases:
+            results = sess.run(dict(zip(names, returned)), feed_dict=feeds)
+            for name, expected in fetches.items():
+                assert results[name].dtype == expected.dtype, name
+                np.testing.assert_allclose(
+                    results[name], expected, rtol=1e-6, atol=1e-6, err_msg=f"{name} for {feeds}"
+                )
+
+
+def test_loop_runs_the_same_with_one_iteration_at_a_time():
+    """parallel_iterations=1 (edited into every Enter) gives the recorded results."""
+    path = os.path.join(FIXTURES, "nested_while.pb")
+    with open(path, "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    enters = [node for node in graph_def.node if node.op == "Enter"]
+    assert enters
+    for node in enters:
+        node.attr["parallel_iterations"].i = 1
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    with tf.Session(graph=graph) as sess:
+        for feeds, fetches in _cases(path):
+            results = sess.run(list(fetches), feed_dict=feeds)
+            for result, expected in zip(results, fetches.values()):
+                np.testing.assert_array_equal(result, expected)
+
+
+def test_fetching_the_untaken_branch_is_invalid_argument():
+    path = os.path.join(FIXTURES, "cond.pb")
+    with open(path, "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    true_branch = graph.get_tensor_by_name("cond/mul:0")  # x * 2, taken when p
+    with tf.Session(graph=graph) as sess:
+        feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
+        with pytest.raises(
+            tf.errors.InvalidArgumentError, match=r"Retval\[0\] does not have value"
+        ):
+            sess.run(true_branch, feed_dict=feeds)
+        # The step itself is fine: the same session runs the other branch.
+        np.testing.assert_array_equal(sess.run("y:0", feed_dict=feeds), np.zeros(3, np.float32))
+
+
+def _endless_counter():
+    """The recorded counter loop (i < n) with n beyond reach: it runs until stopped."""
+    with open(os.path.join(FIXTURES, "while_counter.pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    return graph, {"n:0": np.array(2**31 - 1, np.int32)}
+
+
+def test_run_options_timeout_ends_an_endless_loop():
+    graph, feeds = _endless_counter()
+    with tf.Session(graph=graph) as sess:
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run("count:0", feed_dict=feeds, options=tf.RunOptions(timeout_in_ms=200))
+        assert time.monotonic() - start < 5
+        assert sess.run("count:0", feed_dict={"n:0": 3}) == 3  # the session still works
+
+
+def test_close_from_another_thread_ends_an_endless_loop():
+    graph, feeds = _endless_counter()
+    sess = tf.Session(graph=graph)
+    outcome = []
+
+    def run():
+        try:
+            sess.run("count:0", feed_dict=feeds)
+            outcome.append("finished")
+        except tf.errors.CancelledError as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.3)
+    assert thread.is_alive()
+    sess.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.CancelledError)
+
+
+def test_a_loop_placed_on_two_devices_is_unimplemented():
+    with open(os.path.join(FIXTURES, "while_counter.pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    for node in graph_def.node:
+        if node.name == "while/mul":  # the loop body, moved to a second device
+            node.device = "/device:CPU:1"
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(graph=graph, config=config) as sess:
+        with pytest.raises(tf.errors.UnimplementedError, match="spans devices"):
+            sess.run("sum_squares:0", feed_dict={"n:0": 3})
+        assert sess.run("count:0", feed_dict={"n:0": 3}) == 3  # without the body's mul: one device
+
+
+def test_remote_session_runs_loops_and_reports_dead_fetches():
+    server = tf.train.Server.create_local_server()
+    try:
+        path = os.path.join(FIXTURES, "nested_while.pb")
+        with open(path, "rb") as f:
+            graph_def = tf.GraphDef.FromString(f.read())
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.import_graph_def(graph_def, name="")
+        with tf.Session(server.target, graph=graph) as sess:
+            for feeds, fetches in _cases(path):
+                results = sess.run(list(fetches), feed_dict=feeds)
+                for result, expected in zip(results, fetches.values()):
+                    np.testing.assert_array_equal(result, expected)
+            with pytest.raises(tf.errors.UnimplementedError, match="inside the while loop"):
+                sess.run("while/while/NextIteration:0", feed_dict={"n:0": 0})
+
+        path = os.path.join(FIXTURES, "cond.pb")
+        with open(path, "rb") as f:
+            graph_def = tf.GraphDef.FromString(f.read())
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.import_graph_def(graph_def, name="")
+        with tf.Session(server.target, graph=graph) as sess:
+            feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
+            np.testing.assert_array_equal(sess.run("y:0", feed_dict=feeds), np.zeros(3, np.float32))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
+                sess.run("cond/mul:0", feed_dict=feeds)
+    finally:
+        server.stop()
