@@ -63,6 +63,7 @@ TSAN_ENV       = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:history_si
 LIBASAN        = $(shell $(CC) -print-file-name=libasan.so)
 # The suites make tsan runs: session, executor, rendezvous (in executor_test).
 SESSION_TEST_SRCS := tests/runtime/direct_session_test.cc tests/runtime/executor_test.cc \
+                     tests/runtime/control_flow_executor_test.cc \
                      tests/runtime/session_test_util.cc tests/runtime/graph_test_util.cc
 SESSION_TEST_OBJS := $(patsubst %.cc,$(OBJ)/%.o,$(SESSION_TEST_SRCS))
 SESSION_TEST_BIN  := $(BUILD)/tests/session_tests
@@ -83,7 +84,7 @@ FUZZ_SEED         ?= $(shell date +%s)
 FUZZ_SECONDS      ?= 600
 FUZZ_TIMEOUT      ?= 20
 FUZZ_FINDINGS     ?=
-FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs
+FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs --corpus tests/fixtures/tf_control_flow
 FUZZ_FLAGS         = $(if $(FUZZ_FINDINGS),--findings $(FUZZ_FINDINGS))
 
 .PHONY: all deps lib python lint test test-runtime test-c test-python test-fuzz test-interop fuzz \

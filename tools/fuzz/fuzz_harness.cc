@@ -42,12 +42,13 @@ constexpr bool kUnderSanitizer = false;
 #endif
 
 void PrintUsage(const std::string& program) {
-  std::cerr << "usage: " << program
-            << " [--seed N] [--seconds S] [--max-cases N] [--first-case N] [--case N [--print]]\n"
-               "       [--timeout S] [--memory-mb N] [--findings FILE] [--max-findings N]\n"
-               "       [--corpus DIR] [--verbose] [--brief] [--inject CASE:crash|hang|internal]\n"
-               "Runs generated cases, each in a child process, and prints `N passed, M failed`.\n"
-               "--case N runs one case in this process (--print only prints it).\n";
+  std::cerr
+      << "usage: " << program
+      << " [--seed N] [--seconds S] [--max-cases N] [--first-case N] [--case N [--print]]\n"
+         "       [--timeout S] [--memory-mb N] [--findings FILE] [--max-findings N]\n"
+         "       [--corpus DIR]... [--verbose] [--brief] [--inject CASE:crash|hang|internal]\n"
+         "Runs generated cases, each in a child process, and prints `N passed, M failed`.\n"
+         "--case N runs one case in this process (--print only prints it).\n";
 }
 
 std::string GraphText(const FuzzCase& fuzz_case) {
@@ -330,7 +331,7 @@ bool ParseFuzzOptions(int argc, char** argv, const std::string& program, FuzzOpt
            (kind == "crash" || kind == "hang" || kind == "internal");
       if (ok) options->injected[number] = kind;
     } else if (flag == "--corpus") {
-      options->corpus_dir = value;
+      options->corpus_dirs.push_back(value);
     } else {
       ok = false;
     }

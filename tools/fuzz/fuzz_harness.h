@@ -63,8 +63,9 @@ struct FuzzOptions {
   // crash, hang or return INTERNAL ("crash", "hang", "internal") instead
   // of running.
   std::map<int64_t, std::string> injected;
-  // Extra program-specific flag: a directory of seed GraphDefs (*.pb).
-  std::string corpus_dir;
+  // Extra program-specific flag, repeatable: directories of seed GraphDefs
+  // (*.pb).
+  std::vector<std::string> corpus_dirs;
 };
 
 // Parses --seed --seconds --max-cases --first-case --case --print --timeout

@@ -30,13 +30,13 @@ struct SeedGraph {
   GraphDef graph;
 };
 
-std::vector<SeedGraph> LoadCorpus(const std::string& dir) {
-  std::vector<SeedGraph> corpus;
-  if (dir.empty()) return corpus;
+// The .pb graphs of `dir`, appended to `corpus` in name order.
+void LoadCorpus(const std::string& dir, std::vector<SeedGraph>* corpus) {
+  if (dir.empty()) return;
   DIR* handle = opendir(dir.c_str());
   if (handle == nullptr) {
     std::cerr << "graph_fuzzer: cannot open corpus " << dir << "\n";
-    return corpus;
+    return;
   }
   std::vector<std::string> files;
   while (dirent* entry = readdir(handle)) {
@@ -51,8 +51,13 @@ std::vector<SeedGraph> LoadCorpus(const std::string& dir) {
     bytes << in.rdbuf();
     SeedGraph seed;
     seed.name = file;
-    if (seed.graph.ParseFromString(bytes.str())) corpus.push_back(seed);
+    if (seed.graph.ParseFromString(bytes.str())) corpus->push_back(seed);
   }
+}
+
+std::vector<SeedGraph> LoadCorpora(const std::vector<std::string>& dirs) {
+  std::vector<SeedGraph> corpus;
+  for (const std::string& dir : dirs) LoadCorpus(dir, &corpus);
   return corpus;
 }
 
@@ -88,8 +93,8 @@ std::string RandomInputName(Rng& rng, const GraphDef& graph) {
 
 class GraphFuzzer {
  public:
-  explicit GraphFuzzer(const std::string& corpus_dir)
-      : ops_(RegisteredOps()), corpus_(LoadCorpus(corpus_dir)) {}
+  explicit GraphFuzzer(const std::vector<std::string>& corpus_dirs)
+      : ops_(RegisteredOps()), corpus_(LoadCorpora(corpus_dirs)) {}
 
   size_t corpus_size() const { return corpus_.size(); }
 
@@ -354,7 +359,7 @@ int main(int argc, char** argv) {
   using namespace tensorweave::fuzz;  // NOLINT: a small main
   FuzzOptions options;
   if (!ParseFuzzOptions(argc, argv, "graph_fuzzer", &options)) return 2;
-  const GraphFuzzer fuzzer(options.corpus_dir);
+  const GraphFuzzer fuzzer(options.corpus_dirs);
   if (options.verbose) std::cout << "corpus: " << fuzzer.corpus_size() << " seed graphs\n";
   return RunFuzzLoop(options, [&fuzzer](uint64_t seed, int64_t index, FuzzCase* fuzz_case) {
     fuzzer.Generate(seed, index, fuzz_case);
