@@ -12,9 +12,7 @@
 //   server), the client blocking, and the client polling its completion
 //   queue as GrpcRemoteMaster does;
 // - a 1 MiB request and 1 MiB answer through a raw (ByteBuffer) method, the
-//   bytes shared, not copied, with gRPC's default socket reads and with the
-//   read sizes tensorweave's channels and servers use
-//   (SocketReadChannelArguments, grpc_channel.h).
+//   bytes shared, not copied.
 #include <grpc/support/time.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
@@ -36,7 +34,6 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/distributed/grpc_channel.h"
 #include "tensorweave/proto/tensorflow_services.grpc.pb.h"
 
 namespace {
@@ -65,9 +62,8 @@ class FloorService final : public RawRunStep {
   }
 };
 
-// The child: echoes TCP pings on `ping_fd`'s connection, then serves gRPC on
-// two ports (default reads, tensorweave's reads) until killed. Writes the
-// ports to `report_fd`.
+// The child: echoes TCP pings on the connection `ping_listener` accepts,
+// then serves gRPC until killed. Writes its port to `report_fd`.
 [[noreturn]] void Serve(int ping_listener, int report_fd) {
   int connection = accept(ping_listener, nullptr, nullptr);
   int one = 1;
@@ -80,61 +76,45 @@ class FloorService final : public RawRunStep {
   }
   close(connection);
 
-  FloorService plain_service, tuned_service;
-  // The raw RunStep of a synchronous service is served asynchronously.
-  auto serve = [](FloorService* service, bool tuned, int* port,
-                  std::unique_ptr<::grpc::ServerCompletionQueue>* queue) {
-    ::grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), port);
-    builder.SetMaxReceiveMessageSize(-1);
-    builder.SetMaxSendMessageSize(-1);
-    if (tuned) {
-      for (const auto& argument : tensorweave::SocketReadChannelArguments()) {
-        builder.AddChannelArgument(argument.name, argument.value);
+  FloorService service;
+  ::grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  builder.RegisterService(&service);
+  // The raw RunStep of a synchronous service is served asynchronously, by
+  // one thread that echoes each request.
+  std::unique_ptr<::grpc::ServerCompletionQueue> queue = builder.AddCompletionQueue();
+  std::unique_ptr<::grpc::Server> server = builder.BuildAndStart();
+  if (write(report_fd, &port, sizeof(port)) != sizeof(port)) _exit(1);
+  std::thread echo([&service, queue = queue.get()] {
+    struct Call {
+      ::grpc::ServerContext context;
+      ::grpc::ByteBuffer request;
+      ::grpc::ServerAsyncResponseWriter<::grpc::ByteBuffer> writer{&context};
+      bool answered = false;
+    };
+    auto request_next = [&](Call* call) {
+      service.RequestRunStep(&call->context, &call->request, &call->writer, queue, queue, call);
+    };
+    request_next(new Call);
+    void* tag = nullptr;
+    bool ok = false;
+    while (queue->Next(&tag, &ok)) {
+      auto* call = static_cast<Call*>(tag);
+      if (!ok || call->answered) {
+        delete call;
+        continue;
       }
-    }
-    builder.RegisterService(service);
-    *queue = builder.AddCompletionQueue();
-    return builder.BuildAndStart();
-  };
-  int ports[2] = {0, 0};
-  std::unique_ptr<::grpc::ServerCompletionQueue> queues[2];
-  std::unique_ptr<::grpc::Server> servers[2] = {serve(&plain_service, false, &ports[0], &queues[0]),
-                                                serve(&tuned_service, true, &ports[1], &queues[1])};
-  if (write(report_fd, ports, sizeof(ports)) != sizeof(ports)) _exit(1);
-  // One thread per server echoes RunStep calls.
-  std::vector<std::thread> echoes;
-  FloorService* services[2] = {&plain_service, &tuned_service};
-  for (int s = 0; s < 2; ++s) {
-    echoes.emplace_back([service = services[s], queue = queues[s].get()] {
-      struct Call {
-        ::grpc::ServerContext context;
-        ::grpc::ByteBuffer request;
-        ::grpc::ServerAsyncResponseWriter<::grpc::ByteBuffer> writer{&context};
-        bool answered = false;
-      };
-      auto request_next = [&](Call* call) {
-        service->RequestRunStep(&call->context, &call->request, &call->writer, queue, queue, call);
-      };
       request_next(new Call);
-      void* tag = nullptr;
-      bool ok = false;
-      while (queue->Next(&tag, &ok)) {
-        auto* call = static_cast<Call*>(tag);
-        if (!ok || call->answered) {
-          delete call;
-          continue;
-        }
-        request_next(new Call);
-        call->answered = true;
-        call->writer.Finish(call->request, ::grpc::Status::OK, call);
-      }
-    });
-  }
-  for (std::thread& echo : echoes) echo.join();
+      call->answered = true;
+      call->writer.Finish(call->request, ::grpc::Status::OK, call);
+    }
+  });
+  echo.join();
   _exit(0);
 }
-
 double TcpPingPong(int fd, int calls) {
   char buffer[kPingBytes] = {};
   std::vector<double> micros;
@@ -210,15 +190,10 @@ double EchoMiB(const std::shared_ptr<::grpc::Channel>& channel, int calls) {
   return Median(micros);
 }
 
-std::shared_ptr<::grpc::Channel> Connect(int port, bool tuned) {
+std::shared_ptr<::grpc::Channel> Connect(int port) {
   ::grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(-1);
   arguments.SetMaxSendMessageSize(-1);
-  if (tuned) {
-    for (const auto& argument : tensorweave::SocketReadChannelArguments()) {
-      arguments.SetInt(argument.name, argument.value);
-    }
-  }
   return ::grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
                                      ::grpc::InsecureChannelCredentials(), arguments);
 }
@@ -259,27 +234,23 @@ int main(int argc, char** argv) {
   std::printf("  TCP ping-pong, 64 bytes, blocking:        %8.1f us\n", TcpPingPong(ping, calls));
   close(ping);  // the child goes on to serve gRPC
 
-  int ports[2] = {0, 0};
-  if (read(report[0], ports, sizeof(ports)) != sizeof(ports)) {
+  int port = 0;
+  if (read(report[0], &port, sizeof(port)) != sizeof(port)) {
     kill(child, SIGKILL);
     return 1;
   }
-  auto plain = Connect(ports[0], false);
-  auto tuned = Connect(ports[1], true);
-  auto stub = tensorflow::MasterService::NewStub(plain);
+  auto channel = Connect(port);
+  auto stub = tensorflow::MasterService::NewStub(channel);
   EmptyCall(stub.get(), 50, false);  // connect and warm up
   std::printf("  gRPC empty unary call, client blocking:   %8.1f us\n",
               EmptyCall(stub.get(), calls, false));
   std::printf("  gRPC empty unary call, client polling:    %8.1f us\n",
               EmptyCall(stub.get(), calls, true));
   const int echoes = std::max(10, calls / 10);
-  for (auto& [name, channel] : {std::make_pair("gRPC's default reads", plain),
-                                std::make_pair("tensorweave's reads ", tuned)}) {
-    EchoMiB(channel, 20);
-    const double micros = EchoMiB(channel, echoes);
-    std::printf("  1 MiB each way, raw, %s:  %8.1f us (%6.0f MB/s each way)\n", name, micros,
-                kMiB / micros);
-  }
+  EchoMiB(channel, 20);
+  const double micros = EchoMiB(channel, echoes);
+  std::printf("  1 MiB each way, raw, bytes shared:       %8.1f us (%6.0f MB/s each way)\n", micros,
+              kMiB / micros);
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   return 0;

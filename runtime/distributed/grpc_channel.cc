@@ -77,19 +77,7 @@ Status GrpcChannelSettingsFromEnvironment(GrpcChannelSettings* settings) {
   args.SetMaxSendMessageSize(-1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, kInitialReconnectBackoffMs);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
-  for (const IntChannelArgument& argument : SocketReadChannelArguments()) {
-    args.SetInt(argument.name, argument.value);
-  }
   return Status::OK();
-}
-
-const std::vector<IntChannelArgument>& SocketReadChannelArguments() {
-  static const auto* const arguments = new std::vector<IntChannelArgument>{
-      {GRPC_ARG_TCP_READ_CHUNK_SIZE, 4 << 20},
-      {GRPC_ARG_TCP_MIN_READ_CHUNK_SIZE, 1 << 20},
-      {GRPC_ARG_TCP_MAX_READ_CHUNK_SIZE, 8 << 20},
-  };
-  return *arguments;
 }
 
 void HoldGrpcCallbackQueue() {

@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "runtime/framework/status.h"
 
@@ -70,17 +69,6 @@ std::shared_ptr<::grpc::Channel> NewGrpcChannel(const std::string& host_port,
                                                 const GrpcChannelSettings& settings);
 // The same with the environment's settings, for a one-off channel.
 Status NewGrpcChannel(const std::string& host_port, std::shared_ptr<::grpc::Channel>* channel);
-
-// How both ends of tensorweave's connections read their sockets: in chunks
-// of 4 MiB (at least 1 MiB, at most 8 MiB) instead of gRPC's defaults, so a
-// large tensor arrives in a few reads. Measured on loopback with a raw
-// unary call of 1 MiB each way: ~1000 MB/s each way instead of ~550. The
-// chunks are freed as messages are parsed.
-struct IntChannelArgument {
-  const char* name;
-  int value;
-};
-const std::vector<IntChannelArgument>& SocketReadChannelArguments();
 
 // Keeps gRPC's process-wide callback completion queue alive until the
 // process exits. Where gRPC's I/O manager does not run in the background

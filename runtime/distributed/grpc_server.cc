@@ -6,7 +6,6 @@
 
 #include <cstdio>
 
-#include "runtime/distributed/grpc_channel.h"
 #include "runtime/distributed/grpc_master_service.h"
 #include "runtime/distributed/grpc_security.h"
 #include "runtime/distributed/grpc_worker_cache.h"
@@ -129,9 +128,6 @@ Status GrpcServer::Start() {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
-  for (const IntChannelArgument& argument : SocketReadChannelArguments()) {
-    builder.AddChannelArgument(argument.name, argument.value);
-  }
   for (const std::unique_ptr<::grpc::Service>& service : services_) {
     builder.RegisterService(service.get());
   }
