@@ -69,10 +69,8 @@ class GrpcRemoteMaster final : public MasterInterface {
   }
   Status RunStep(CallOptions* call, const RunStepRequest& request, const NamedTensors& feeds,
                  RunStepResponse* response, NamedTensors* fetched) override {
-    RunStepRequest rest = request;
-    rest.set_store_errors_in_response_body(true);
     ::grpc::ByteBuffer sent, received;
-    EncodeWithTensors(rest, RunStepRequest::kFeedFieldNumber, feeds, &sent);
+    EncodeWithTensors(request, RunStepRequest::kFeedFieldNumber, feeds, &sent);
     TW_RETURN_IF_ERROR(CallRaw(call, "/tensorflow.MasterService/RunStep", sent, &received));
     Status decoded =
         DecodeWithTensors(received, RunStepResponse::kTensorFieldNumber, response, fetched);

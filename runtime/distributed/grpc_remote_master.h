@@ -12,8 +12,8 @@
 //   DEADLINE_EXCEEDED "Timed out after N ms". No timeout: no deadline
 //   (keepalive still notices a dead master; grpc_channel.h).
 // - Cancellation: CallOptions::StartCancel cancels the RPC (CANCELLED).
-// - RunStep asks for errors in the response body (as TensorFlow's client)
-//   and returns them with their codes.
+// - RunStep returns an error the master put in the response body (the
+//   request's store_errors_in_response_body) with its code.
 // - Waiting: the calling thread polls for the answer for a short while
 //   before it sleeps, so a quick step's answer is taken without a thread
 //   wake-up (which costs more than the whole call on small machines).

@@ -215,6 +215,8 @@ Status GrpcSession::Run(const RunOptions& options,
     if (first_position.emplace(output_names[i], i).second) request.add_fetch(output_names[i]);
   }
   for (const std::string& target : target_nodes) request.add_target(target);
+  // As TensorFlow's client: a step's error comes back in the response body.
+  request.set_store_errors_in_response_body(true);
   request.set_request_id(NewRequestId());
 
   RunStepResponse response;

@@ -51,6 +51,9 @@ constexpr auto kLongestHandlerWait = std::chrono::seconds(10);
 const char kBodyErrorFetch[] = "body_error:0";  // NOT_FOUND in the response body
 const char kGrpcErrorFetch[] = "grpc_error:0";  // FAILED_PRECONDITION as the gRPC status
 const char kSlowFetch[] = "slow:0";             // waits until the client gives up
+const char kMalformedFetch[] = "malformed:0";   // a float[4] with 3 bytes of content
+const char kStrangerFetch[] = "stranger:0";     // answered under another name
+const char kMissingFetch[] = "missing:0";       // not answered at all
 
 class FakeMaster final : public tensorflow::MasterService::Service {
  public:
@@ -102,10 +105,15 @@ class FakeMaster final : public tensorflow::MasterService::Service {
       }
     }
     for (int i = request->fetch_size() - 1; i >= 0; --i) {
+      const std::string& fetch = request->fetch(i);
+      if (fetch == kMissingFetch) continue;
       NamedTensorProto* named = response->add_tensor();
-      named->set_name(request->fetch(i));
-      FloatScalar(static_cast<float>(request->fetch(i)[0]))
-          .AsProtoTensorContent(named->mutable_tensor());
+      named->set_name(fetch == kStrangerFetch ? "not_fetched:0" : fetch);
+      FloatScalar(static_cast<float>(fetch[0])).AsProtoTensorContent(named->mutable_tensor());
+      if (fetch == kMalformedFetch) {
+        named->mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(4);
+        named->mutable_tensor()->set_tensor_content("abc");
+      }
     }
     return ::grpc::Status::OK;
   }
@@ -365,6 +373,27 @@ TEST_F(GrpcSessionTest, AnErrorAsTheGrpcStatusKeepsItsCodeAndMessage) {
   Status status = session->Run({}, {kGrpcErrorFetch}, {}, &outputs);
   EXPECT_EQ(status.code(), Code::FAILED_PRECONDITION);
   EXPECT_EQ(status.message(), "as the gRPC status");
+}
+
+// A master that answers badly gets a clear error, never a crash or a
+// tensor in the wrong place.
+TEST_F(GrpcSessionTest, BadTensorsFromTheMasterAreClearErrors) {
+  std::unique_ptr<Session> session = CreatedSession();
+  std::vector<Tensor> outputs;
+  Status malformed = session->Run({}, {"a:0", kMalformedFetch}, {}, &outputs);
+  EXPECT_EQ(malformed.code(), Code::INVALID_ARGUMENT) << malformed;
+  EXPECT_NE(malformed.message().find("Cannot parse the master's RunStep response"),
+            std::string::npos)
+      << malformed;
+  Status stranger = session->Run({}, {kStrangerFetch}, {}, &outputs);
+  EXPECT_EQ(stranger.code(), Code::INTERNAL) << stranger;
+  EXPECT_NE(stranger.message().find("'not_fetched:0', which was not fetched"), std::string::npos)
+      << stranger;
+  Status missing = session->Run({}, {"a:0", kMissingFetch}, {}, &outputs);
+  EXPECT_EQ(missing.code(), Code::INTERNAL) << missing;
+  EXPECT_NE(missing.message().find("no tensor for fetch 'missing:0'"), std::string::npos)
+      << missing;
+  EXPECT_TRUE(outputs.empty());
 }
 
 TEST(GrpcStatusTest, EveryCodeMapsOntoTheSameNumber) {
