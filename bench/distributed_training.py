@@ -13,34 +13,16 @@ import argparse
 import json
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 import time
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+from loopback_tasks import free_ports, read_until
+
 TASK = str(REPO / "bench" / "distributed_task.py")
 DEADLINE_SECONDS = 600
-
-
-def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
-def read_until(process, prefix, deadline):
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        if line.startswith(prefix):
-            return line[len(prefix) :].split()
-    raise RuntimeError(f"a task printed no '{prefix}' line")
 
 
 def steps_per_second(python, library, steps):
@@ -64,7 +46,7 @@ def steps_per_second(python, library, steps):
         processes.append(start("worker", 0, steps))
         read_until(processes[1], "STARTED", deadline)  # the chief initialized
         processes.append(start("worker", 1, steps))
-        timings = [read_until(worker, "TIMED", deadline) for worker in processes[1:]]
+        timings = [read_until(worker, "TIMED", deadline).split() for worker in processes[1:]]
     finally:
         for process in processes:
             process.kill()

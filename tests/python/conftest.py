@@ -1,14 +1,16 @@
-"""Shared setup: the in-place package under python/ is importable without
-PYTHONPATH, and each test starts with a fresh default graph."""
+"""Shared setup: the in-place package under python/ and the helpers under
+tools/ are importable without PYTHONPATH, and each test starts with a fresh
+default graph."""
 
 import os
 import sys
 
 import pytest
 
-_PACKAGE_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
-if _PACKAGE_ROOT not in sys.path:
-    sys.path.insert(0, _PACKAGE_ROOT)
+_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+for _path in (os.path.join(_REPO, "python"), os.path.join(_REPO, "tools")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 import tensorweave as tf
 

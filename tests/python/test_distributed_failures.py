@@ -11,7 +11,8 @@ import time
 import numpy as np
 import pytest
 import tensorweave as tf
-from test_distributed_training import free_ports, read_until, start_task
+from loopback_tasks import free_ports, read_until
+from test_distributed_training import start_task
 
 DEADLINE_SECONDS = 60
 

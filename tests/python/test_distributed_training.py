@@ -6,7 +6,6 @@ bounded."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,20 +13,11 @@ import time
 import numpy as np
 import pytest
 import tensorweave as tf
+from loopback_tasks import free_ports, read_until
 
 TASK_SCRIPT = os.path.join(os.path.dirname(__file__), "distributed_task.py")
 STEPS_PER_WORKER = 200
 DEADLINE_SECONDS = 120
-
-
-def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 def start_task(cluster, job, task, steps=0, env=None):
@@ -56,18 +46,6 @@ def start_task(cluster, job, task, steps=0, env=None):
         text=True,
         env=env,
     )
-
-
-def read_until(process, prefix, deadline):
-    """The rest of the first stdout line starting with `prefix`."""
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        if line.startswith(prefix):
-            return line[len(prefix) :].strip()
-    process.kill()
-    raise AssertionError(f"no '{prefix}' line; stderr:\n{process.stderr.read()[-3000:]}")
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 import tensorweave as tf
+from loopback_tasks import free_ports
 from tensorweave.proto import config_pb2, tensorflow_server_pb2
 from tensorweave.server import parse_cluster_spec
 
@@ -35,9 +36,7 @@ def listening(port):
 
 
 def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
 
 
 @pytest.fixture
