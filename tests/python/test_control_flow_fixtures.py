@@ -39,6 +39,27 @@ def _cases(path):
     return [cases[k] for k in sorted(cases)]
 
 
+def _graph_def(name):
+    with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
+        return tf.GraphDef.FromString(f.read())
+
+
+def _imported(graph_def):
+    """A new graph holding `graph_def` under its own names."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+    return graph
+
+
+def _assert_reproduces(sess, name):
+    """`sess` (on the fixture's graph) gives every recorded case exactly."""
+    for feeds, fetches in _cases(os.path.join(FIXTURES, name + ".pb")):
+        results = sess.run(list(fetches), feed_dict=feeds)
+        for result, expected in zip(results, fetches.values()):
+            np.testing.assert_array_equal(result, expected)
+
+
 def test_every_control_flow_fixture_is_present():
     names = {os.path.basename(p)[:-3] for p in GRAPHS}
     assert EXPECTED <= names, f"missing under {FIXTURES}: {EXPECTED - names}"
@@ -66,30 +87,17 @@ def test_fixture_reproduces_every_recorded_case(path):
 
 def test_loop_runs_the_same_with_one_iteration_at_a_time():
     """parallel_iterations=1 (edited into every Enter) gives the recorded results."""
-    path = os.path.join(FIXTURES, "nested_while.pb")
-    with open(path, "rb") as f:
-        graph_def = tf.GraphDef.FromString(f.read())
+    graph_def = _graph_def("nested_while")
     enters = [node for node in graph_def.node if node.op == "Enter"]
     assert enters
     for node in enters:
         node.attr["parallel_iterations"].i = 1
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.import_graph_def(graph_def, name="")
-    with tf.Session(graph=graph) as sess:
-        for feeds, fetches in _cases(path):
-            results = sess.run(list(fetches), feed_dict=feeds)
-            for result, expected in zip(results, fetches.values()):
-                np.testing.assert_array_equal(result, expected)
+    with tf.Session(graph=_imported(graph_def)) as sess:
+        _assert_reproduces(sess, "nested_while")
 
 
 def test_fetching_the_untaken_branch_is_invalid_argument():
-    path = os.path.join(FIXTURES, "cond.pb")
-    with open(path, "rb") as f:
-        graph_def = tf.GraphDef.FromString(f.read())
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.import_graph_def(graph_def, name="")
+    graph = _imported(_graph_def("cond"))
     true_branch = graph.get_tensor_by_name("cond/mul:0")  # x * 2, taken when p
     with tf.Session(graph=graph) as sess:
         feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
@@ -103,12 +111,7 @@ def test_fetching_the_untaken_branch_is_invalid_argument():
 
 def _endless_counter():
     """The recorded counter loop (i < n) with n beyond reach: it runs until stopped."""
-    with open(os.path.join(FIXTURES, "while_counter.pb"), "rb") as f:
-        graph_def = tf.GraphDef.FromString(f.read())
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.import_graph_def(graph_def, name="")
-    return graph, {"n:0": np.array(2**31 - 1, np.int32)}
+    return _imported(_graph_def("while_counter")), {"n:0": np.array(2**31 - 1, np.int32)}
 
 
 def test_run_options_timeout_ends_an_endless_loop():
@@ -144,14 +147,11 @@ def test_close_from_another_thread_ends_an_endless_loop():
 
 
 def test_a_loop_placed_on_two_devices_is_unimplemented():
-    with open(os.path.join(FIXTURES, "while_counter.pb"), "rb") as f:
-        graph_def = tf.GraphDef.FromString(f.read())
+    graph_def = _graph_def("while_counter")
     for node in graph_def.node:
         if node.name == "while/mul":  # the loop body, moved to a second device
             node.device = "/device:CPU:1"
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.import_graph_def(graph_def, name="")
+    graph = _imported(graph_def)
     config = tf.ConfigProto(device_count={"CPU": 2})
     with tf.Session(graph=graph, config=config) as sess:
         with pytest.raises(tf.errors.UnimplementedError, match="spans devices"):
@@ -162,27 +162,12 @@ def test_a_loop_placed_on_two_devices_is_unimplemented():
 def test_remote_session_runs_loops_and_reports_dead_fetches():
     server = tf.train.Server.create_local_server()
     try:
-        path = os.path.join(FIXTURES, "nested_while.pb")
-        with open(path, "rb") as f:
-            graph_def = tf.GraphDef.FromString(f.read())
-        graph = tf.Graph()
-        with graph.as_default():
-            tf.import_graph_def(graph_def, name="")
-        with tf.Session(server.target, graph=graph) as sess:
-            for feeds, fetches in _cases(path):
-                results = sess.run(list(fetches), feed_dict=feeds)
-                for result, expected in zip(results, fetches.values()):
-                    np.testing.assert_array_equal(result, expected)
+        with tf.Session(server.target, graph=_imported(_graph_def("nested_while"))) as sess:
+            _assert_reproduces(sess, "nested_while")
             with pytest.raises(tf.errors.UnimplementedError, match="inside the while loop"):
                 sess.run("while/while/NextIteration:0", feed_dict={"n:0": 0})
 
-        path = os.path.join(FIXTURES, "cond.pb")
-        with open(path, "rb") as f:
-            graph_def = tf.GraphDef.FromString(f.read())
-        graph = tf.Graph()
-        with graph.as_default():
-            tf.import_graph_def(graph_def, name="")
-        with tf.Session(server.target, graph=graph) as sess:
+        with tf.Session(server.target, graph=_imported(_graph_def("cond"))) as sess:
             feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
             np.testing.assert_array_equal(sess.run("y:0", feed_dict=feeds), np.zeros(3, np.float32))
             with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
