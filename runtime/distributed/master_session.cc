@@ -60,8 +60,13 @@ struct MasterSession::ClientGraph {
     WorkerInterface* worker = nullptr;
     std::string graph_handle;
     GraphDef graph_def;  // as registered
+    // The client's (the master's own) task: the worker in this process may
+    // run it on the step's own thread, which would only wait otherwise.
+    bool caller_waits = false;
   };
   std::vector<Partition> partitions;
+  // The order a step starts its partitions in: the caller_waits one last.
+  std::vector<size_t> run_order;
   std::map<std::string, int> feed_index;  // "x:0" → feed
   std::vector<std::string> feed_keys;
   std::vector<int> feed_partition;  // -1: pruned away (the value is not needed)
@@ -317,19 +322,9 @@ Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const
   if (!RegisterStep(&step)) return errors::Cancelled(kClosedMessage);
   step.pending = static_cast<int>(step.calls.size());
   Status first_error;  // the first failure to arrive: the others follow from it
-  // The partition of the master's own task last: the worker in this
-  // process may run it on this thread, which would only wait otherwise.
-  const std::string own_task = TaskOfDevice(client_device_.name());
-  std::vector<size_t> order;
-  for (size_t p = 0; p < step.calls.size(); ++p) {
-    if (graph.partitions[p].task != own_task) order.push_back(p);
-  }
-  for (size_t p = 0; p < step.calls.size(); ++p) {
-    if (graph.partitions[p].task == own_task) order.push_back(p);
-  }
-  for (size_t p : order) {
+  for (size_t p : graph.run_order) {
     Step::Call& call = step.calls[p];
-    call.input.caller_waits = graph.partitions[p].task == own_task;
+    call.input.caller_waits = graph.partitions[p].caller_waits;
     graph.partitions[p].worker->RunGraphAsync(&call.options, &call.input, &call.output,
                                               [&step, &call, &first_error](const Status& status) {
                                                 std::lock_guard<std::mutex> lock(step.mu);
@@ -654,6 +649,14 @@ Status MasterSession::Build(const std::vector<std::string>& feeds,
     return errors::Internal("No partition holds the fetches on ", client_task);
   }
   TW_RETURN_IF_ERROR(Register(result.get(), &partitions));
+  for (ClientGraph::Partition& partition : result->partitions) {
+    partition.caller_waits = partition.task == client_task;
+  }
+  for (bool last : {false, true}) {
+    for (size_t p = 0; p < result->partitions.size(); ++p) {
+      if (result->partitions[p].caller_waits == last) result->run_order.push_back(p);
+    }
+  }
   *built = std::move(result);
   return Status::OK();
 }
