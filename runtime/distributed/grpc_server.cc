@@ -140,15 +140,13 @@ Status GrpcServer::Start() {
   server_ = std::move(server);
   bound_port_ = port;
   state_ = State::kServing;
+  const std::string target = TargetAt(port);
   // Sessions of this process whose target is this server skip RPC.
-  local_master_ =
-      LocalMaster::Register(StrCat("grpc://", HostPort(AdvertisedHost(), port)), master_);
+  local_master_ = LocalMaster::Register(target, master_);
   std::fprintf(
-      stderr,
-      "tensorweave: server /job:%s/replica:0/task:%d listening on %s (target grpc://%s); %s\n",
+      stderr, "tensorweave: server /job:%s/replica:0/task:%d listening on %s (target %s); %s\n",
       options_.worker.job_name.c_str(), options_.worker.task_index,
-      HostPort(options_.host, port).c_str(), HostPort(AdvertisedHost(), port).c_str(),
-      security.DescribeServer().c_str());
+      HostPort(options_.host, port).c_str(), target.c_str(), security.DescribeServer().c_str());
   return Status::OK();
 }
 
@@ -193,7 +191,11 @@ int GrpcServer::bound_port() const {
 
 std::string GrpcServer::target() const {
   const int port = bound_port();
-  return StrCat("grpc://", HostPort(AdvertisedHost(), port != 0 ? port : options_.port));
+  return TargetAt(port != 0 ? port : options_.port);
+}
+
+std::string GrpcServer::TargetAt(int port) const {
+  return StrCat("grpc://", HostPort(AdvertisedHost(), port));
 }
 
 ServerDef GrpcServer::server_def() const {

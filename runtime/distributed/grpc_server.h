@@ -121,8 +121,9 @@ class GrpcServer {
   // member, so a service may be handed this server, e.g. to read
   // server_def() with the bound port once started.
   Status CreateServices();
-  // The host clients are told to use.
+  // The host clients are told to use, and the target naming it with `port`.
   std::string AdvertisedHost() const;
+  std::string TargetAt(int port) const;
 
   enum class State { kCreated, kServing, kStopped };
 
