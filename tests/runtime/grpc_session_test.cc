@@ -171,11 +171,17 @@ class FakeMaster final : public tensorflow::MasterService::Service {
       WaitForCancellation(context);
       return ::grpc::Status(::grpc::StatusCode::CANCELLED, "slow step ended");
     }
+    // One fetch per feed, whatever the callable's fetches: feed + 1.
     for (const TensorProto& feed : request->feed()) {
       Tensor value;
       Status parsed = Tensor::FromProto(feed, &value);
       if (!parsed.ok()) return ToWire(parsed);
-      FloatScalar(value.data<float>()[0] + 1).AsProtoTensorContent(response->add_fetch());
+      TensorProto* fetch = response->add_fetch();
+      FloatScalar(value.data<float>()[0] + 1).AsProtoTensorContent(fetch);
+      if (options.fetch_size() > 0 && options.fetch(0) == kMalformedFetch) {
+        fetch->mutable_tensor_shape()->add_dim()->set_size(4);
+        fetch->set_tensor_content("abc");
+      }
     }
     return ::grpc::Status::OK;
   }
@@ -560,6 +566,29 @@ TEST_F(GrpcSessionTest, DeletingAnOpenSessionClosesIt) {
   CreatedSession().reset();
   std::lock_guard<std::mutex> lock(master_.mu_);
   EXPECT_EQ(master_.closes_.size(), 1u);
+}
+
+TEST_F(GrpcSessionTest, BadCallableAnswersFromTheMasterAreClearErrors) {
+  std::unique_ptr<Session> session = CreatedSession();
+  CallableOptions callable;
+  callable.add_feed("x:0");
+  callable.add_fetch("y:0");
+  Session::CallableHandle handle = -1;
+  ASSERT_TRUE(session->MakeCallable(callable, &handle).ok());
+  std::vector<Tensor> fetches;
+  // Two feeds make the fake answer two tensors for the one fetch.
+  Status miscounted = session->RunCallable(handle, {FloatScalar(1), FloatScalar(2)}, &fetches);
+  EXPECT_EQ(miscounted.code(), Code::INTERNAL) << miscounted;
+  EXPECT_NE(miscounted.message().find("2 tensors for a callable with 1 fetches"), std::string::npos)
+      << miscounted;
+  callable.set_fetch(0, kMalformedFetch);
+  ASSERT_TRUE(session->MakeCallable(callable, &handle).ok());
+  Status malformed = session->RunCallable(handle, {FloatScalar(1)}, &fetches);
+  EXPECT_EQ(malformed.code(), Code::INVALID_ARGUMENT) << malformed;
+  EXPECT_NE(malformed.message().find("Cannot parse the master's RunCallable response"),
+            std::string::npos)
+      << malformed;
+  EXPECT_TRUE(fetches.empty());
 }
 
 TEST_F(GrpcSessionTest, CallablesGoThroughTheMastersCallableMethods) {
