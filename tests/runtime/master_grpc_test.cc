@@ -296,15 +296,29 @@ TEST(MasterGrpcTest, OneServerHostsMasterAndWorker) {
   EXPECT_TRUE(client.Close(handle).ok());
 }
 
-TEST(MasterGrpcTest, ThreeTaskClusterMatchesADirectSession) {
+// A three-task cluster on reserved loopback ports: ps 0 and workers 0 and
+// 1, worker 0 also serving the master.
+struct PsAndTwoWorkers {
+  PsAndTwoWorkers() {
+    const ClusterDef cluster =
+        MakeCluster({{"ps", {ps_port.address()}},
+                     {"worker", {worker0_port.address(), worker1_port.address()}}});
+    ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
+    worker1 = TestTask::Start(cluster, "worker", 1, worker1_port.address(), false);
+    worker0 = TestTask::Start(cluster, "worker", 0, worker0_port.address(), true);
+  }
+  bool started() const { return ps && worker0 && worker1; }
+  std::string master_address() const { return worker0_port.address(); }
+
+  // The ports outlive the tasks serving on them.
   ReservedPort ps_port, worker0_port, worker1_port;
-  const ClusterDef cluster = MakeCluster(
-      {{"ps", {ps_port.address()}}, {"worker", {worker0_port.address(), worker1_port.address()}}});
-  auto ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
-  auto worker1 = TestTask::Start(cluster, "worker", 1, worker1_port.address(), false);
-  auto worker0 = TestTask::Start(cluster, "worker", 0, worker0_port.address(), true);
-  ASSERT_TRUE(ps && worker0 && worker1);
-  MasterClient client(worker0_port.address());
+  std::unique_ptr<TestTask> ps, worker1, worker0;
+};
+
+TEST(MasterGrpcTest, ThreeTaskClusterMatchesADirectSession) {
+  const PsAndTwoWorkers tasks;
+  ASSERT_TRUE(tasks.started());
+  MasterClient client(tasks.master_address());
   std::string handle;
   Status status = client.CreateSession(ParameterServerGraph(), TestConfig(), &handle);
   ASSERT_TRUE(status.ok()) << status;
@@ -364,13 +378,8 @@ TEST(MasterGrpcTest, ErrorsComeBackWithTensorFlowsCodes) {
 }
 
 TEST(MasterGrpcTest, AFailingTaskCancelsTheStepOnTheOthers) {
-  ReservedPort ps_port, worker0_port, worker1_port;
-  const ClusterDef cluster = MakeCluster(
-      {{"ps", {ps_port.address()}}, {"worker", {worker0_port.address(), worker1_port.address()}}});
-  auto ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
-  auto worker1 = TestTask::Start(cluster, "worker", 1, worker1_port.address(), false);
-  auto worker0 = TestTask::Start(cluster, "worker", 0, worker0_port.address(), true);
-  ASSERT_TRUE(ps && worker0 && worker1);
+  const PsAndTwoWorkers tasks;
+  ASSERT_TRUE(tasks.started());
   // ps fails, worker 1 blocks until its step is cancelled, worker 0 waits
   // for both.
   GraphDef graph;
@@ -378,7 +387,7 @@ TEST(MasterGrpcTest, AFailingTaskCancelsTheStepOnTheOthers) {
   AddNode(&graph, "fails", "SessionTestFail", {"x"}, "/job:ps/task:0");
   session_test::AddWaitForCancel(&graph, "blocks")->set_device("/job:worker/task:1");
   AddBinary(&graph, "y", "Add", "fails", "blocks");
-  MasterClient client(worker0_port.address());
+  MasterClient client(tasks.master_address());
   std::string handle;
   ASSERT_TRUE(client.CreateSession(graph, TestConfig(), &handle).ok());
   std::vector<Tensor> outputs;
