@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -296,27 +297,39 @@ TEST(MasterGrpcTest, OneServerHostsMasterAndWorker) {
   EXPECT_TRUE(client.Close(handle).ok());
 }
 
-// A three-task cluster on reserved loopback ports: ps 0 and workers 0 and
-// 1, worker 0 also serving the master.
-struct PsAndTwoWorkers {
-  PsAndTwoWorkers() {
+// A cluster on reserved loopback ports: ps 0 and `num_workers` workers,
+// worker 0 also serving the master.
+struct PsAndWorkers {
+  explicit PsAndWorkers(int num_workers) {
+    std::vector<std::string> worker_addresses;
+    for (int i = 0; i < num_workers; ++i) {
+      worker_ports.push_back(std::make_unique<ReservedPort>());
+      worker_addresses.push_back(worker_ports.back()->address());
+    }
     const ClusterDef cluster =
-        MakeCluster({{"ps", {ps_port.address()}},
-                     {"worker", {worker0_port.address(), worker1_port.address()}}});
+        MakeCluster({{"ps", {ps_port.address()}}, {"worker", worker_addresses}});
     ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
-    worker1 = TestTask::Start(cluster, "worker", 1, worker1_port.address(), false);
-    worker0 = TestTask::Start(cluster, "worker", 0, worker0_port.address(), true);
+    // The master's task last: it finds the others already serving.
+    workers.resize(num_workers);
+    for (int i = num_workers - 1; i >= 0; --i) {
+      workers[i] = TestTask::Start(cluster, "worker", i, worker_addresses[i], i == 0);
+    }
   }
-  bool started() const { return ps && worker0 && worker1; }
-  std::string master_address() const { return worker0_port.address(); }
+  bool started() const {
+    return ps != nullptr && std::all_of(workers.begin(), workers.end(),
+                                        [](const auto& task) { return task != nullptr; });
+  }
+  std::string master_address() const { return worker_ports[0]->address(); }
 
-  // The ports outlive the tasks serving on them.
-  ReservedPort ps_port, worker0_port, worker1_port;
-  std::unique_ptr<TestTask> ps, worker1, worker0;
+  // The ports outlive the tasks serving on them (members go in reverse).
+  ReservedPort ps_port;
+  std::vector<std::unique_ptr<ReservedPort>> worker_ports;
+  std::unique_ptr<TestTask> ps;
+  std::vector<std::unique_ptr<TestTask>> workers;
 };
 
 TEST(MasterGrpcTest, ThreeTaskClusterMatchesADirectSession) {
-  const PsAndTwoWorkers tasks;
+  const PsAndWorkers tasks(2);
   ASSERT_TRUE(tasks.started());
   MasterClient client(tasks.master_address());
   std::string handle;
@@ -347,18 +360,14 @@ TEST(MasterGrpcTest, ThreeTaskClusterMatchesADirectSession) {
 }
 
 TEST(MasterGrpcTest, ErrorsComeBackWithTensorFlowsCodes) {
-  ReservedPort ps_port, worker_port;
-  const ClusterDef cluster =
-      MakeCluster({{"ps", {ps_port.address()}}, {"worker", {worker_port.address()}}});
-  auto ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
-  auto worker = TestTask::Start(cluster, "worker", 0, worker_port.address(), true);
-  ASSERT_TRUE(ps && worker);
+  const PsAndWorkers tasks(1);
+  ASSERT_TRUE(tasks.started());
   GraphDef graph = ParameterServerGraph();
   // Only what ps and worker 0 hold: y reads v, which nobody initialized.
   for (NodeDef& node : *graph.mutable_node()) {
     if (node.device() == "/job:worker/task:1") node.set_device("/job:worker/task:0");
   }
-  MasterClient client(worker_port.address());
+  MasterClient client(tasks.master_address());
   std::string handle;
   ASSERT_TRUE(client.CreateSession(graph, TestConfig(), &handle).ok());
   std::vector<Tensor> outputs;
@@ -378,7 +387,7 @@ TEST(MasterGrpcTest, ErrorsComeBackWithTensorFlowsCodes) {
 }
 
 TEST(MasterGrpcTest, AFailingTaskCancelsTheStepOnTheOthers) {
-  const PsAndTwoWorkers tasks;
+  const PsAndWorkers tasks(2);
   ASSERT_TRUE(tasks.started());
   // ps fails, worker 1 blocks until its step is cancelled, worker 0 waits
   // for both.
@@ -427,15 +436,11 @@ TEST(MasterGrpcTest, AWorkerThatIsNotRunningFailsCreateSessionInTime) {
 }
 
 TEST(MasterGrpcTest, ManySessionsLeaveNothingRegistered) {
-  ReservedPort ps_port, worker_port;
-  const ClusterDef cluster =
-      MakeCluster({{"ps", {ps_port.address()}}, {"worker", {worker_port.address()}}});
-  auto ps = TestTask::Start(cluster, "ps", 0, ps_port.address(), false);
-  auto worker = TestTask::Start(cluster, "worker", 0, worker_port.address(), true);
-  ASSERT_TRUE(ps && worker);
+  const PsAndWorkers tasks(1);
+  ASSERT_TRUE(tasks.started());
   GraphDef graph = AffineGraph();
   graph.mutable_node(1)->set_device("/job:ps/task:0");  // "two" comes from ps
-  MasterClient client(worker_port.address());
+  MasterClient client(tasks.master_address());
   const auto start = std::chrono::steady_clock::now();
   std::string last_handle;
   for (int i = 0; i < 200; ++i) {
@@ -451,10 +456,10 @@ TEST(MasterGrpcTest, ManySessionsLeaveNothingRegistered) {
       std::chrono::steady_clock::now() - start);
   std::printf("200 CreateSession/RunStep/CloseSession cycles on 2 tasks: %lld ms\n",
               static_cast<long long>(elapsed.count()));
-  EXPECT_EQ(worker->master()->master()->num_sessions(), 0);
+  EXPECT_EQ(tasks.workers[0]->master()->master()->num_sessions(), 0);
   // Every worker session (and with it every registered graph) is gone: the
   // workers refuse the last session's handle.
-  for (TestTask* task : {ps.get(), worker.get()}) {
+  for (TestTask* task : {tasks.ps.get(), tasks.workers[0].get()}) {
     RunGraphRequest run;
     run.set_session_handle(last_handle);
     run.set_create_worker_session_called(true);
