@@ -216,7 +216,8 @@ class ExecutorImpl : public Executor {
   void RunReadyLoop(State* state, ReadyStack* stack) const;
   void Process(State* state, const Tagged& tagged) const;
   void Dispatch(State* state, const Tagged& tagged) const;
-  // A dead node runs no kernel; its outputs are all dead.
+  // A dead node runs no kernel (unless it passes deadness on to another
+  // device); its outputs are all dead.
   Status ProcessDead(const NodeItem& item) const;
   // Counts a live run of a _Retval: a second one in a step (a fetch inside a
   // loop) is an error, as in TensorFlow (which says INTERNAL).
@@ -357,7 +358,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
     const bool look_at_manager = P::kNodesMayNotRun && nodes_here++ % 64 == 0;
     if (state->failed.load(std::memory_order_relaxed) || Interrupted(state, look_at_manager)) {
       for (TensorValue& value : *inputs) value = TensorValue();
-    } else if (P::IsDead(tagged)) {
+    } else if (P::IsDead(tagged) && !item.runs_when_dead) {
       status = ProcessDead(item);
       for (TensorValue& value : *inputs) value = TensorValue();
       if (status.ok()) propagator_.Propagate(&state->data, tagged, nullptr, &ready);
@@ -371,6 +372,9 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       params.cancellation_manager = state->args.cancellation_manager;
       params.call_frame = state->args.call_frame;
       params.runner = state->args.runner;
+      // A dead _Send or _Recv still runs: the _Send tells its receiver it
+      // is dead, the _Recv takes that news (or a value) off the rendezvous.
+      params.is_input_dead = P::IsDead(tagged);
       status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);
@@ -415,11 +419,6 @@ Status ExecutorImpl<P>::ProcessDead(const NodeItem& item) const {
     return errors::InvalidArgument(
         "The fetched tensor does not have value (it is dead: it comes "
         "from the untaken branch of a conditional)");
-  }
-  if (item.is_transfer) {
-    return errors::Unimplemented(
-        "A dead tensor (from the untaken branch of a conditional) would cross devices here; "
-        "sending dead tensors between devices is not supported yet");
   }
   return Status::OK();
 }
@@ -545,7 +544,8 @@ Status ExecutorImpl<P>::CheckOutputs(const NodeItem& item, OpKernelContext* cont
     if (value->is_ref()) continue;
     const DataType expected = BaseType(item.kernel->output_type(slot));
     if (value->tensor.dtype() == DT_INVALID) {
-      if (item.outputs_optional) continue;  // a dead output of a Switch
+      // A dead output of a Switch, or of a _Recv whose sender was dead.
+      if (item.outputs_optional && P::kNodesMayNotRun) continue;
       return errors::Internal("Kernel did not produce output ", slot);
     }
     if (value->tensor.dtype() != expected) {
@@ -681,13 +681,15 @@ Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* 
     item.kernel = (*kernels)[i].get();
     item.async = item.kernel->AsAsync();
     item.declares_expensive = item.kernel->IsExpensive();
-    item.outputs_optional = IsSwitchOp(node);
     const std::string& type = node->type_string();
+    item.outputs_optional = IsSwitchOp(node) || type == "_Recv";
     item.is_transfer = type == "_Send" || type == "_Recv";
-    if (type == "_Send") {
+    if (item.is_transfer) {
       bool client_terminated = false;
       TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "client_terminated", &client_terminated));
-      item.is_client_fetch = client_terminated;
+      item.is_client_fetch = client_terminated && type == "_Send";
+      item.is_peer_recv = !client_terminated && type == "_Recv";
+      item.runs_when_dead = !item.is_client_fetch;
     }
     if (type == "_Retval") {
       int64_t index = 0;
@@ -732,8 +734,15 @@ Status NewLocalExecutor(const LocalExecutorParams& params, const Graph& graph,
   std::vector<int> index_of;
   TW_RETURN_IF_ERROR(BuildExecutorGraph(params.device, graph, &index_of, view.get(), &kernels));
   const std::vector<Node*> nodes = graph.op_nodes();
-  // Only graphs with control flow pay for frames and dead tensors.
-  if (std::none_of(nodes.begin(), nodes.end(), [](const Node* n) { return IsControlFlowOp(n); })) {
+  // Only graphs that may meet dead tensors pay for frames and deadness: those
+  // with control flow, and those receiving from another partition (whose
+  // sender may sit in an untaken branch). A value fed by the client is
+  // never dead.
+  const bool has_control_flow =
+      std::any_of(nodes.begin(), nodes.end(), [](const Node* n) { return IsControlFlowOp(n); });
+  const bool has_peer_recv = std::any_of(view->items.begin(), view->items.end(),
+                                         [](const NodeItem& item) { return item.is_peer_recv; });
+  if (!has_control_flow && !has_peer_recv) {
     *executor = std::make_unique<ExecutorImpl<SimplePropagator>>(params.device, std::move(view),
                                                                  std::move(kernels));
     return Status::OK();

@@ -24,10 +24,16 @@ struct NodeItem {
   bool declares_expensive = false;
   // Switch fills one of its two outputs; the empty one is a dead tensor.
   bool outputs_optional = false;
-  // _Send/_Recv: a dead one cannot hand its deadness to the other device.
+  // _Send/_Recv.
   bool is_transfer = false;
+  // Transfers between partitions run even when dead, to hand the deadness
+  // over to the other side.
+  bool runs_when_dead = false;
   // A _Send that hands a fetch to the client (client_terminated).
   bool is_client_fetch = false;
+  // A _Recv of a value from another partition (not a client's feed): its
+  // sender may be dead.
+  bool is_peer_recv = false;
   int retval_index = -1;    // the fetch a _Retval fills; -1 for other nodes
   int retval_ordinal = -1;  // which _Retval of the graph (0, 1, ...); -1 for others
   int num_inputs = 0;

@@ -5,7 +5,7 @@
 
 namespace tensorweave {
 
-Status IntraProcessRendezvous::Send(const std::string& key, const Tensor& value) {
+Status IntraProcessRendezvous::Send(const std::string& key, const Tensor& value, bool is_dead) {
   DoneCallback waiter;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -17,7 +17,8 @@ Status IntraProcessRendezvous::Send(const std::string& key, const Tensor& value)
     }
     if (!slot.waiter) {
       slot.has_value = true;
-      slot.value = value;
+      if (!is_dead) slot.value = value;
+      slot.is_dead = is_dead;
       return Status::OK();
     }
     waiter = std::move(slot.waiter);
@@ -26,12 +27,13 @@ Status IntraProcessRendezvous::Send(const std::string& key, const Tensor& value)
     slot.waiter = nullptr;
   }
   // Outside the lock: the receiver usually goes on to run its consumers.
-  waiter(Status::OK(), value);
+  waiter(Status::OK(), is_dead ? Tensor() : value, is_dead);
   return Status::OK();
 }
 
 void IntraProcessRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
   Tensor value;
+  bool is_dead = false;
   Status status;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -44,13 +46,14 @@ void IntraProcessRendezvous::RecvAsync(const std::string& key, DoneCallback done
         return;
       } else {
         value = std::move(slot.value);
+        is_dead = slot.is_dead;
         slot.value = Tensor();
       }
     } else {
       status = abort_status_;
     }
   }
-  done(status, value);
+  done(status, value, is_dead);
 }
 
 void IntraProcessRendezvous::StartAbort(const Status& status) {
@@ -69,7 +72,7 @@ void IntraProcessRendezvous::StartAbort(const Status& status) {
     }
     slots_.clear();
   }
-  for (DoneCallback& waiter : waiters) waiter(abort_status, Tensor());
+  for (DoneCallback& waiter : waiters) waiter(abort_status, Tensor(), false);
 }
 
 }  // namespace tensorweave

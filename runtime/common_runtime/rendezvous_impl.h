@@ -4,8 +4,8 @@
 //
 //   IntraProcessRendezvous rendezvous;
 //   const std::string key = Rendezvous::CreateKey(cpu0, incarnation, cpu1, "edge_7_x");
-//   rendezvous.RecvAsync(key, [](const Status& s, const Tensor& v) { ... });
-//   rendezvous.Send(key, value);  // runs the callback above on this thread
+//   rendezvous.RecvAsync(key, [](const Status& s, const Tensor& v, bool is_dead) { ... });
+//   rendezvous.Send(key, value, /*is_dead=*/false);  // runs the callback above on this thread
 //
 // Each key carries exactly one value per step and has at most one receiver.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_RENDEZVOUS_IMPL_H_
@@ -25,7 +25,7 @@ class IntraProcessRendezvous : public Rendezvous {
   // (the executors of a step finish only after their _Recv nodes did).
   IntraProcessRendezvous() = default;
 
-  Status Send(const std::string& key, const Tensor& value) override;
+  Status Send(const std::string& key, const Tensor& value, bool is_dead) override;
   void RecvAsync(const std::string& key, DoneCallback done) override;
   void StartAbort(const Status& status) override;
 
@@ -34,6 +34,7 @@ class IntraProcessRendezvous : public Rendezvous {
   struct Slot {
     bool has_value = false;
     Tensor value;
+    bool is_dead = false;
     DoneCallback waiter;
   };
 

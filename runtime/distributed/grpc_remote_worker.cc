@@ -37,7 +37,7 @@ class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInte
       : stub_(tensorflow::WorkerService::NewStub(channel)), raw_stub_(std::move(channel)) {}
 
   void RecvTensorValueAsync(CallOptions* options, const RecvTensorRequest* request, Tensor* value,
-                            StatusCallback done) override {
+                            bool* is_dead, StatusCallback done) override {
     auto call = StartCall<RawCall>(options);
     bool own_buffer = false;
     ::grpc::Status serialized = ::grpc::SerializationTraits<RecvTensorRequest>::Serialize(
@@ -49,8 +49,8 @@ class GrpcRemoteWorker final : public WorkerInterface, public TensorReceiverInte
     }
     IssueRaw(
         std::move(call), options, "/tensorflow.WorkerService/RecvTensor",
-        [value](const ::grpc::ByteBuffer& response) {
-          return DecodeRecvTensorResponse(response, value);
+        [value, is_dead](const ::grpc::ByteBuffer& response) {
+          return DecodeRecvTensorResponse(response, value, is_dead);
         },
         std::move(done));
   }

@@ -29,9 +29,11 @@ namespace tensorweave {
 class TensorReceiverInterface {
  public:
   virtual ~TensorReceiverInterface() = default;
-  // As WorkerInterface::RecvTensorAsync; *value is set when `done` gets OK.
+  // As WorkerInterface::RecvTensorAsync; *value and *is_dead are set when
+  // `done` gets OK.
   virtual void RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest* request,
-                                    Tensor* value, WorkerInterface::StatusCallback done) = 0;
+                                    Tensor* value, bool* is_dead,
+                                    WorkerInterface::StatusCallback done) = 0;
 };
 
 // The worker also implements TensorReceiverInterface.

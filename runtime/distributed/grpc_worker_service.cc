@@ -136,8 +136,9 @@ class RunGraphCall final : public ::grpc::ServerUnaryReactor {
   }
   worker_->RecvTensorValueAsync(
       call->options(), *call->request(),
-      [call, response](const Status& status, const Tensor& value, int64_t send_start_micros) {
-        if (status.ok()) EncodeRecvTensorResponse(value, send_start_micros, response);
+      [call, response](const Status& status, const Tensor& value, bool is_dead,
+                       int64_t send_start_micros) {
+        if (status.ok()) EncodeRecvTensorResponse(value, is_dead, send_start_micros, response);
         call->Finish(ToGrpcStatus(status));
       });
   return call;

@@ -15,6 +15,7 @@ struct RemoteRendezvous::RemoteCall {
   // Filled by a TensorReceiverInterface; otherwise the response's tensor.
   bool received_value = false;
   Tensor value;
+  bool is_dead = false;
   RecvTensorResponse response;
 };
 
@@ -42,7 +43,7 @@ void RemoteRendezvous::SetWorkerCache(WorkerCacheInterface* cache) {
   worker_cache_ = cache;
 }
 
-Status RemoteRendezvous::Send(const std::string& key, const Tensor& value) {
+Status RemoteRendezvous::Send(const std::string& key, const Tensor& value, bool is_dead) {
   DoneCallback waiter;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -54,19 +55,21 @@ Status RemoteRendezvous::Send(const std::string& key, const Tensor& value) {
     }
     if (!slot.waiter) {
       slot.has_value = true;
-      slot.value = value;
+      if (!is_dead) slot.value = value;
+      slot.is_dead = is_dead;
       return Status::OK();
     }
     waiter = std::move(slot.waiter);
     table_.erase(key);
   }
-  waiter(Status::OK(), value);
+  waiter(Status::OK(), is_dead ? Tensor() : value, is_dead);
   return Status::OK();
 }
 
 void RemoteRendezvous::RecvLocalAsync(const std::string& key, DoneCallback done) {
   Status status;
   Tensor value;
+  bool is_dead = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!abort_status_.ok()) {
@@ -75,6 +78,7 @@ void RemoteRendezvous::RecvLocalAsync(const std::string& key, DoneCallback done)
       Slot& slot = table_[key];
       if (slot.has_value) {
         value = std::move(slot.value);
+        is_dead = slot.is_dead;
         table_.erase(key);
       } else if (slot.waiter) {
         status = errors::AlreadyExists("Key ", key, " already has a receiver in step ", step_id_);
@@ -84,14 +88,15 @@ void RemoteRendezvous::RecvLocalAsync(const std::string& key, DoneCallback done)
       }
     }
   }
-  done(status, value);
+  done(status, value, is_dead);
 }
 
-bool RemoteRendezvous::TryRecvLocal(const std::string& key, Tensor* value) {
+bool RemoteRendezvous::TryRecvLocal(const std::string& key, Tensor* value, bool* is_dead) {
   std::lock_guard<std::mutex> lock(mu_);
   auto found = table_.find(key);
   if (found == table_.end() || !found->second.has_value) return false;
   *value = std::move(found->second.value);
+  *is_dead = found->second.is_dead;
   table_.erase(found);
   return true;
 }
@@ -105,14 +110,14 @@ void RemoteRendezvous::CancelLocalRecv(const std::string& key, const Status& sta
     waiter = std::move(found->second.waiter);
     table_.erase(found);
   }
-  waiter(status, Tensor());
+  waiter(status, Tensor(), false);
 }
 
 void RemoteRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
   ParsedKey parsed;
   Status status = ParseKey(key, &parsed);
   if (!status.ok()) {
-    done(status, Tensor());
+    done(status, Tensor(), false);
     return;
   }
   if (is_local_device_(parsed.send_device)) {
@@ -143,7 +148,7 @@ void RemoteRendezvous::RecvRemoteAsync(const std::string& key, const ParsedKey& 
     }
   }
   if (!status.ok()) {
-    done(status, Tensor());
+    done(status, Tensor(), false);
     return;
   }
   call->request.set_step_id(step_id_);
@@ -156,7 +161,8 @@ void RemoteRendezvous::RecvRemoteAsync(const std::string& key, const ParsedKey& 
   };
   if (auto* receiver = dynamic_cast<TensorReceiverInterface*>(worker)) {
     call->received_value = true;
-    receiver->RecvTensorValueAsync(&call->options, &call->request, &call->value, std::move(finish));
+    receiver->RecvTensorValueAsync(&call->options, &call->request, &call->value, &call->is_dead,
+                                   std::move(finish));
   } else {
     worker->RecvTensorAsync(&call->options, &call->request, &call->response, std::move(finish));
   }
@@ -178,14 +184,21 @@ void RemoteRendezvous::FinishRemoteRecv(const RemoteCall& call, const Status& ca
     if (!abort_status_.ok()) status = abort_status_;
   }
   Tensor value = call.value;
-  if (status.ok() && !call.received_value) {
+  bool is_dead = call.is_dead;
+  if (status.ok() && !call.received_value && call.response.is_dead()) {
+    is_dead = true;  // the tensor of a dead sender is a placeholder
+  } else if (status.ok() && !call.received_value) {
     Status parsed = Tensor::FromProto(call.response.tensor(), &value);
     if (!parsed.ok()) {
       status = errors::Internal("RecvTensor of ", call.request.rendezvous_key(),
                                 " returned an unusable tensor: ", parsed.message());
     }
   }
-  done(status, value);
+  if (!status.ok()) {
+    value = Tensor();
+    is_dead = false;
+  }
+  done(status, value, is_dead);
 }
 
 void RemoteRendezvous::StartAbort(const Status& status) {
@@ -203,7 +216,7 @@ void RemoteRendezvous::StartAbort(const Status& status) {
     table_.clear();
     calls.assign(in_flight_.begin(), in_flight_.end());
   }
-  for (DoneCallback& waiter : waiters) waiter(abort_status, Tensor());
+  for (DoneCallback& waiter : waiters) waiter(abort_status, Tensor(), false);
   for (const std::shared_ptr<RemoteCall>& call : calls) call->options.StartCancel();
 }
 

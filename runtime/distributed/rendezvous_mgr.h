@@ -69,7 +69,7 @@ class RemoteRendezvous : public Rendezvous, public std::enable_shared_from_this<
   void SetWorkerCache(WorkerCacheInterface* cache);
 
   // Rendezvous. RecvAsync of a malformed key reports INVALID_ARGUMENT.
-  Status Send(const std::string& key, const Tensor& value) override;
+  Status Send(const std::string& key, const Tensor& value, bool is_dead) override;
   void RecvAsync(const std::string& key, DoneCallback done) override;
   // Also cancels the RecvTensor calls this rendezvous has in flight.
   void StartAbort(const Status& status) override;
@@ -79,7 +79,7 @@ class RemoteRendezvous : public Rendezvous, public std::enable_shared_from_this<
   // Takes the value already sent under `key`, without waiting: false when
   // there is none (yet). A step's fetches are taken this way once its
   // executors finished, when every _Send of the step has run.
-  bool TryRecvLocal(const std::string& key, Tensor* value);
+  bool TryRecvLocal(const std::string& key, Tensor* value, bool* is_dead);
   // Wakes the local receiver waiting on `key` (if any) with `status`
   // instead of a value, e.g. when the RecvTensor call it serves was
   // cancelled. The rest of the step is untouched.
@@ -90,6 +90,7 @@ class RemoteRendezvous : public Rendezvous, public std::enable_shared_from_this<
   struct Slot {
     bool has_value = false;
     Tensor value;
+    bool is_dead = false;
     DoneCallback waiter;
   };
   struct RemoteCall;

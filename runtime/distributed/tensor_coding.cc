@@ -326,18 +326,27 @@ Status DecodeWithTensors(const ::grpc::ByteBuffer& in, int field, MessageLite* r
   return Status::OK();
 }
 
-void EncodeRecvTensorResponse(const Tensor& value, int64_t send_start_micros,
+Tensor DeadTensorPlaceholder() { return Tensor(DT_FLOAT, TensorShape({0})); }
+
+void EncodeRecvTensorResponse(const Tensor& value, bool is_dead, int64_t send_start_micros,
                               ::grpc::ByteBuffer* out) {
   RecvTensorResponse rest;
+  rest.set_is_dead(is_dead);
   rest.set_send_start_micros(send_start_micros);
-  EncodeWithTensors(rest, RecvTensorResponse::kTensorFieldNumber, std::vector<Tensor>{value}, out);
+  EncodeWithTensors(rest, RecvTensorResponse::kTensorFieldNumber,
+                    std::vector<Tensor>{is_dead ? DeadTensorPlaceholder() : value}, out);
 }
 
-Status DecodeRecvTensorResponse(const ::grpc::ByteBuffer& in, Tensor* value) {
+Status DecodeRecvTensorResponse(const ::grpc::ByteBuffer& in, Tensor* value, bool* is_dead) {
   RecvTensorResponse rest;
   std::vector<Tensor> tensors;
   TW_RETURN_IF_ERROR(
       DecodeWithTensors(in, RecvTensorResponse::kTensorFieldNumber, &rest, &tensors));
+  *is_dead = rest.is_dead();
+  if (*is_dead) {
+    *value = Tensor();
+    return Status::OK();
+  }
   if (tensors.size() != 1) {
     return errors::InvalidArgument("A RecvTensorResponse holds one tensor, not ", tensors.size());
   }

@@ -64,12 +64,18 @@ Status DecodeWithTensors(const ::grpc::ByteBuffer& in, int field,
 Status DecodeWithTensors(const ::grpc::ByteBuffer& in, int field,
                          google::protobuf::MessageLite* rest, std::vector<Tensor>* tensors);
 
-// RecvTensorResponse{tensor: value, send_start_micros}.
-void EncodeRecvTensorResponse(const Tensor& value, int64_t send_start_micros,
+// What RecvTensorResponse.tensor holds when the sender was dead: an empty
+// float tensor of shape [0], as TensorFlow sends, so any receiver parses it.
+Tensor DeadTensorPlaceholder();
+
+// RecvTensorResponse{tensor: value, is_dead, send_start_micros}; the
+// tensor is DeadTensorPlaceholder() when `is_dead`.
+void EncodeRecvTensorResponse(const Tensor& value, bool is_dead, int64_t send_start_micros,
                               ::grpc::ByteBuffer* out);
-// The tensor of a serialized RecvTensorResponse; INVALID_ARGUMENT as above,
-// and for a response without exactly one tensor.
-Status DecodeRecvTensorResponse(const ::grpc::ByteBuffer& in, Tensor* value);
+// The tensor and deadness of a serialized RecvTensorResponse; INVALID_ARGUMENT
+// as above, and for a response without exactly one tensor. A dead response's
+// tensor is not looked at and `value` is left empty.
+Status DecodeRecvTensorResponse(const ::grpc::ByteBuffer& in, Tensor* value, bool* is_dead);
 
 }  // namespace tensorweave
 

@@ -322,7 +322,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
   step->rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
   step->rendezvous->SetWorkerCache(step->session->worker_cache().get());
   for (const auto& [key, value] : input.sends) {
-    TW_RETURN_IF_ERROR(step->rendezvous->Send(key, value));
+    TW_RETURN_IF_ERROR(step->rendezvous->Send(key, value, /*is_dead=*/false));
   }
 
   // The caller (the master, when another partition of the step failed)
@@ -359,9 +359,15 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
                    output->recvs.clear();
                    for (size_t i = 0; status.ok() && i < recv_keys.size(); ++i) {
                      Tensor value;
-                     if (!step->rendezvous->TryRecvLocal(recv_keys[i], &value)) {
+                     bool is_dead = false;
+                     if (!step->rendezvous->TryRecvLocal(recv_keys[i], &value, &is_dead)) {
                        status =
                            errors::Internal("The step finished without sending ", recv_keys[i]);
+                       break;
+                     }
+                     if (is_dead) {  // TensorFlow's words for a dead fetch
+                       status = errors::InvalidArgument("The tensor returned for ", recv_keys[i],
+                                                        " was not valid.");
                        break;
                      }
                      output->recvs.emplace_back(recv_keys[i], std::move(value));
@@ -393,9 +399,11 @@ void Worker::RecvTensorAsync(CallOptions* call, const RecvTensorRequest* request
                              RecvTensorResponse* response, StatusCallback done) {
   RecvTensorValueAsync(call, *request,
                        [response, done = std::move(done)](const Status& status, const Tensor& value,
-                                                          int64_t send_start_micros) {
+                                                          bool is_dead, int64_t send_start_micros) {
                          if (status.ok()) {
-                           value.AsProtoTensorContent(response->mutable_tensor());
+                           (is_dead ? DeadTensorPlaceholder() : value)
+                               .AsProtoTensorContent(response->mutable_tensor());
+                           response->set_is_dead(is_dead);
                            response->set_send_start_micros(send_start_micros);
                          }
                          done(status);
@@ -408,14 +416,14 @@ void Worker::RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& re
   Rendezvous::ParsedKey parsed;
   Status status = Rendezvous::ParseKey(key, &parsed);
   if (!status.ok()) {
-    done(status, Tensor(), 0);
+    done(status, Tensor(), false, 0);
     return;
   }
   Device* device = FindDevice(parsed.send_device);
   if (device == nullptr) {
     done(errors::InvalidArgument("RecvTensor of ", key, ": the sending device ", parsed.send_device,
                                  " is not a device of ", task_name_),
-         Tensor(), 0);
+         Tensor(), false, 0);
     return;
   }
   if (device->incarnation() != parsed.send_device_incarnation) {
@@ -424,7 +432,7 @@ void Worker::RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& re
              " vs. ", device->incarnation(), ". Your worker job (\"", task_name_,
              "\") was probably restarted. Check your worker job for the reason why "
              "it was restarted."),
-         Tensor(), 0);
+         Tensor(), false, 0);
     return;
   }
   std::shared_ptr<RemoteRendezvous> rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
@@ -439,12 +447,12 @@ void Worker::RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& re
       rendezvous->CancelLocalRecv(key, cancelled_status);
     });
   rendezvous->RecvLocalAsync(
-      key, [call, done = std::move(done)](const Status& status, const Tensor& value) {
+      key, [call, done = std::move(done)](const Status& status, const Tensor& value, bool is_dead) {
         if (call != nullptr) call->ClearCancelCallback();
         const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count();
-        done(status, value, now_micros);
+        done(status, value, is_dead, now_micros);
       });
   // `call` may be gone by now; only shared state is touched.
   if (cancelled->load()) rendezvous->CancelLocalRecv(key, cancelled_status);

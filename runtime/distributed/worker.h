@@ -111,9 +111,10 @@ class Worker : public WorkerInterface {
 
   // RecvTensor handing over the tensor itself rather than a TensorProto, so
   // a transport can send its buffer without copying it (tensor_coding.h).
-  // `send_start_micros` is when the value was handed over.
-  using RecvTensorValueCallback =
-      std::function<void(const Status& status, const Tensor& value, int64_t send_start_micros)>;
+  // `send_start_micros` is when the value was handed over; `is_dead` that
+  // the sender was dead (the value is then empty).
+  using RecvTensorValueCallback = std::function<void(const Status& status, const Tensor& value,
+                                                     bool is_dead, int64_t send_start_micros)>;
   void RecvTensorValueAsync(CallOptions* call, const RecvTensorRequest& request,
                             RecvTensorValueCallback done);
 

@@ -21,7 +21,10 @@ namespace tensorweave {
 
 class Rendezvous {
  public:
-  using DoneCallback = std::function<void(const Status& status, const Tensor& value)>;
+  // `is_dead`: the sender was dead (it sat in the untaken branch of a
+  // conditional); `value` is then empty and the receiver is dead too.
+  using DoneCallback =
+      std::function<void(const Status& status, const Tensor& value, bool is_dead)>;
 
   virtual ~Rendezvous() = default;
 
@@ -43,9 +46,10 @@ class Rendezvous {
   // hexadecimal incarnation and a non-empty tensor name.
   static Status ParseKey(const std::string& key, ParsedKey* parsed);
 
-  // Delivers `value` under `key`. ALREADY_EXISTS if the key was sent twice in
-  // this step; the abort status once StartAbort was called.
-  virtual Status Send(const std::string& key, const Tensor& value) = 0;
+  // Delivers `value` under `key`, or only the news that the sender was dead
+  // (`is_dead`, `value` ignored). ALREADY_EXISTS if the key was sent twice
+  // in this step; the abort status once StartAbort was called.
+  virtual Status Send(const std::string& key, const Tensor& value, bool is_dead) = 0;
   // Calls `done` when the value for `key` arrives (maybe at once, maybe on
   // the sender's thread), or with the abort status.
   virtual void RecvAsync(const std::string& key, DoneCallback done) = 0;

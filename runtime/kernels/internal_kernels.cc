@@ -74,7 +74,9 @@ class SendOp : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     OP_REQUIRES(c, c->rendezvous() != nullptr, errors::Internal("_Send needs a rendezvous"));
-    OP_REQUIRES_OK(c, c->rendezvous()->Send(key_, c->input(0)));
+    // A dead input has no value: only its deadness is sent.
+    OP_REQUIRES_OK(c, c->rendezvous()->Send(key_, c->is_input_dead() ? Tensor() : c->input(0),
+                                            c->is_input_dead()));
   }
   bool IsExpensive() const override { return false; }
 
@@ -104,10 +106,13 @@ class RecvOp : public AsyncOpKernel {
       OP_REQUIRES_ASYNC(c, registered, errors::Cancelled("The step was cancelled"), done);
     }
     rendezvous->RecvAsync(key_, [this, c, cancellation, token, done = std::move(done)](
-                                    const Status& status, const Tensor& value) {
+                                    const Status& status, const Tensor& value, bool is_dead) {
       if (cancellation != nullptr) cancellation->DeregisterCallback(token);
       if (!status.ok()) {
         c->SetStatus(status);
+      } else if (is_dead) {
+        // No output: the executor makes this node's consumers dead. Only
+        // an executor with dead-tensor support may meet a dead sender.
       } else if (value.dtype() != dtype_) {
         c->SetStatus(errors::Internal("Received a ", DataTypeString(value.dtype()), " where a ",
                                       DataTypeString(dtype_), " was expected"));

@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 import tensorweave as tf
+from loopback_tasks import free_ports
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_control_flow")
 
@@ -144,6 +145,48 @@ def test_close_from_another_thread_ends_an_endless_loop():
     thread.join(10)
     assert not thread.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.CancelledError)
+
+
+def _with_branches_on(graph_def, branch_device, other_device=""):
+    """`graph_def` with every op inside a cond branch (not the Switches and
+    Merges themselves) on `branch_device`: dead tensors of the untaken branch
+    then cross devices both ways."""
+    moved = graph_def.__class__()
+    moved.CopyFrom(graph_def)
+    for node in moved.node:
+        inside = "/" in node.name and node.op not in ("Switch", "Merge")
+        node.device = branch_device if inside else other_device
+    return moved
+
+
+def test_cond_branches_on_another_device_take_dead_tensors_across():
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    for name in ("cond", "nested_cond"):
+        graph = _imported(_with_branches_on(_graph_def(name), "/device:CPU:1", "/device:CPU:0"))
+        with tf.Session(graph=graph, config=config) as sess:
+            _assert_reproduces(sess, name)
+            _assert_reproduces(sess, name)  # every step starts afresh
+
+
+def test_cond_branches_on_another_task_take_dead_tensors_across():
+    ports = free_ports(2)
+    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
+    servers = [tf.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
+    try:
+        for name in ("cond", "nested_cond"):
+            graph_def = _with_branches_on(
+                _graph_def(name), "/job:worker/task:1", "/job:worker/task:0"
+            )
+            with tf.Session(servers[0].target, graph=_imported(graph_def)) as sess:
+                _assert_reproduces(sess, name)
+                # A fetch from the untaken branch, made on the other task.
+                feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
+                if name == "cond":
+                    with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
+                        sess.run("cond/mul:0", feed_dict=feeds)
+    finally:
+        for server in servers:
+            server.stop()
 
 
 def test_a_loop_placed_on_two_devices_is_unimplemented():

@@ -222,32 +222,32 @@ TEST(IntraProcessRendezvousTest, SendThenRecvAndRecvThenSend) {
   IntraProcessRendezvous rendezvous;
   const std::string key = Rendezvous::CreateKey(kCpu0, 0x75bcd15, kCpu1, "t");
   EXPECT_EQ(key, std::string(kCpu0) + ";00000000075bcd15;" + kCpu1 + ";t;0:0");
-  SESSION_ASSERT_OK(rendezvous.Send(key, FloatScalar(1)));
+  SESSION_ASSERT_OK(rendezvous.Send(key, FloatScalar(1), false));
   float received = 0;
-  rendezvous.RecvAsync(key, [&](const Status& status, const Tensor& value) {
+  rendezvous.RecvAsync(key, [&](const Status& status, const Tensor& value, bool) {
     EXPECT_TRUE(status.ok());
     received = value.scalar<float>();
   });
   EXPECT_EQ(received, 1);
-  EXPECT_EQ(rendezvous.Send(key, FloatScalar(2)).code(), Code::ALREADY_EXISTS);
+  EXPECT_EQ(rendezvous.Send(key, FloatScalar(2), false).code(), Code::ALREADY_EXISTS);
 
   const std::string other = Rendezvous::CreateKey(kCpu0, 1, kCpu1, "u");
   rendezvous.RecvAsync(
-      other, [&](const Status& status, const Tensor& value) { received = value.scalar<float>(); });
+      other, [&](const Status& status, const Tensor& value, bool) { received = value.scalar<float>(); });
   EXPECT_EQ(received, 1) << "waits for the send";
-  SESSION_ASSERT_OK(rendezvous.Send(other, FloatScalar(3)));
+  SESSION_ASSERT_OK(rendezvous.Send(other, FloatScalar(3), false));
   EXPECT_EQ(received, 3);
 }
 
 TEST(IntraProcessRendezvousTest, AbortFailsPendingAndLaterOperations) {
   IntraProcessRendezvous rendezvous;
   Status pending_status;
-  rendezvous.RecvAsync("a", [&](const Status& status, const Tensor&) { pending_status = status; });
+  rendezvous.RecvAsync("a", [&](const Status& status, const Tensor&, bool) { pending_status = status; });
   rendezvous.StartAbort(errors::Cancelled("stop"));
   EXPECT_EQ(pending_status.code(), Code::CANCELLED);
-  EXPECT_EQ(rendezvous.Send("b", FloatScalar(1)).code(), Code::CANCELLED);
+  EXPECT_EQ(rendezvous.Send("b", FloatScalar(1), false).code(), Code::CANCELLED);
   Status later_status;
-  rendezvous.RecvAsync("c", [&](const Status& status, const Tensor&) { later_status = status; });
+  rendezvous.RecvAsync("c", [&](const Status& status, const Tensor&, bool) { later_status = status; });
   EXPECT_EQ(later_status.message(), "stop");
 }
 

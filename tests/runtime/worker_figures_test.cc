@@ -98,16 +98,17 @@ double MeanRecvTensorMicros(const TestWorker& worker, bool into_tensor, int runs
   double total_us = 0;
   for (int i = 0; i < kWarmup + runs; ++i) {
     const int64_t step_id = i + 1;
-    EXPECT_TRUE(worker.worker()->rendezvous_mgr()->FindOrCreate(step_id)->Send(key, value).ok());
+    EXPECT_TRUE(worker.worker()->rendezvous_mgr()->FindOrCreate(step_id)->Send(key, value, false).ok());
     RecvTensorRequest request;
     request.set_step_id(step_id);
     request.set_rendezvous_key(key);
     RecvTensorResponse response;
     Tensor received;
+    bool is_dead = false;
     const auto start = Clock::now();
     Status status = CallAndWait([&](CallOptions* call, WorkerInterface::StatusCallback done) {
       if (into_tensor) {
-        receiver->RecvTensorValueAsync(call, &request, &received, std::move(done));
+        receiver->RecvTensorValueAsync(call, &request, &received, &is_dead, std::move(done));
       } else {
         worker.client()->RecvTensorAsync(call, &request, &response, std::move(done));
       }

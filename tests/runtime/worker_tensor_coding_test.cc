@@ -42,7 +42,7 @@ Tensor Floats(std::vector<float> values, TensorShape shape) {
 // tensor, and decodes them back.
 Tensor RoundTrip(const Tensor& value) {
   ::grpc::ByteBuffer wire;
-  EncodeRecvTensorResponse(value, 1234, &wire);
+  EncodeRecvTensorResponse(value, /*is_dead=*/false, 1234, &wire);
   RecvTensorResponse parsed;
   EXPECT_TRUE(parsed.ParseFromString(Flatten(wire)));
   EXPECT_EQ(parsed.send_start_micros(), 1234);
@@ -50,7 +50,8 @@ Tensor RoundTrip(const Tensor& value) {
   value.AsProtoTensorContent(&expected);
   EXPECT_EQ(parsed.tensor().SerializeAsString(), expected.SerializeAsString());
   Tensor decoded;
-  Status status = DecodeRecvTensorResponse(wire, &decoded);
+  bool dead = false;
+  Status status = DecodeRecvTensorResponse(wire, &decoded, &dead);
   EXPECT_TRUE(status.ok()) << status;
   return decoded;
 }
@@ -92,10 +93,11 @@ TEST(TensorCodingTest, TheEncodedBufferOutlivesTheTensor) {
   ::grpc::ByteBuffer wire;
   {
     Tensor value = Floats({1, 2, 3}, TensorShape({3}));
-    EncodeRecvTensorResponse(value, 0, &wire);
+    EncodeRecvTensorResponse(value, /*is_dead=*/false, 0, &wire);
   }
   Tensor decoded;
-  ASSERT_TRUE(DecodeRecvTensorResponse(wire, &decoded).ok());
+  bool dead = false;
+  ASSERT_TRUE(DecodeRecvTensorResponse(wire, &decoded, &dead).ok());
   EXPECT_EQ(decoded.data<float>()[2], 3.0f);
 }
 
@@ -109,12 +111,13 @@ TEST(TensorCodingTest, DecodesWhatAnyEncoderWrites) {
   tensor->add_float_val(2.5f);
   response.set_is_dead(false);
   Tensor decoded;
-  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded).ok());
+  bool dead = false;
+  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead).ok());
   EXPECT_EQ(decoded.data<float>()[1], 2.5f);  // padded with the last value
 
   Floats({4, 5}, TensorShape({2})).AsProtoTensorContent(tensor);
   tensor->set_version_number(3);  // written after tensor_content
-  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded).ok());
+  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead).ok());
   EXPECT_EQ(decoded.data<float>()[1], 5.0f);
 
   // Content first, then dtype and shape, written by hand.
@@ -127,30 +130,58 @@ TEST(TensorCodingTest, DecodesWhatAnyEncoderWrites) {
   std::string message = "\x0a";  // field 1, length-delimited
   message += static_cast<char>(tensor_bytes.size());
   message += tensor_bytes;
-  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(message), &decoded).ok());
+  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(message), &decoded, &dead).ok());
   EXPECT_EQ(decoded.data<float>()[0], 4.0f);
+}
+
+TEST(TensorCodingTest, ADeadSenderTravelsAsTensorFlowSendsIt) {
+  ::grpc::ByteBuffer wire;
+  EncodeRecvTensorResponse(Floats({1, 2}, TensorShape({2})), /*is_dead=*/true, 7, &wire);
+  // TensorFlow's empty tensor in the tensor field, so its receivers parse it.
+  RecvTensorResponse parsed;
+  ASSERT_TRUE(parsed.ParseFromString(Flatten(wire)));
+  EXPECT_TRUE(parsed.is_dead());
+  EXPECT_EQ(parsed.tensor().dtype(), DT_FLOAT);
+  ASSERT_EQ(parsed.tensor().tensor_shape().dim_size(), 1);
+  EXPECT_EQ(parsed.tensor().tensor_shape().dim(0).size(), 0);
+  Tensor decoded = Floats({9}, TensorShape({1}));
+  bool dead = false;
+  ASSERT_TRUE(DecodeRecvTensorResponse(wire, &decoded, &dead).ok());
+  EXPECT_TRUE(dead);
+  EXPECT_EQ(decoded.dtype(), DT_INVALID);
+
+  // Whatever a dead response's tensor field holds, or none, is not looked at.
+  RecvTensorResponse bare;
+  bare.set_is_dead(true);
+  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(bare.SerializeAsString()), &decoded, &dead).ok());
+  EXPECT_TRUE(dead);
+  // A live one still needs its tensor.
+  bare.set_is_dead(false);
+  EXPECT_EQ(DecodeRecvTensorResponse(BufferOf(bare.SerializeAsString()), &decoded, &dead).code(),
+            Code::INVALID_ARGUMENT);
 }
 
 TEST(TensorCodingTest, MalformedBytesAreInvalidArgument) {
   Tensor decoded;
+  bool dead = false;
   for (const std::string& bytes :
        {std::string("\xff\xff\xff", 3), std::string("\x0a\x7f", 2), std::string()}) {
-    Status status = DecodeRecvTensorResponse(BufferOf(bytes), &decoded);
+    Status status = DecodeRecvTensorResponse(BufferOf(bytes), &decoded, &dead);
     EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   }
   // Content that does not fill the shape.
   RecvTensorResponse response;
   Floats({1, 2}, TensorShape({2})).AsProtoTensorContent(response.mutable_tensor());
   response.mutable_tensor()->mutable_tensor_shape()->mutable_dim(0)->set_size(3);
-  Status status = DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded);
+  Status status = DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   // A shape too large to allocate.
   response.mutable_tensor()->mutable_tensor_shape()->mutable_dim(0)->set_size(int64_t{1} << 60);
-  status = DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded);
+  status = DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead);
   EXPECT_NE(status.code(), Code::OK);
   // An unknown dtype.
   response.mutable_tensor()->set_dtype(static_cast<DataType>(999));
-  status = DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded);
+  status = DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
 }
 
@@ -210,7 +241,7 @@ TEST(TensorCodingTest, NamedTensorsRoundTripAsTheGeneratedMessage) {
   RunGraphResponse decoded_rest;
   NamedTensors decoded;
   Status status =
-      DecodeWithTensors(wire, RunGraphResponse::kRecvFieldNumber, &decoded_rest, &decoded);
+      DecodeWithTensors(wire, RunGraphResponse::kRecvFieldNumber, &decoded_rest, &decoded, &dead);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(decoded_rest.status_code(), 3);
   EXPECT_EQ(decoded_rest.status_error_message(), "in the rest");
@@ -240,7 +271,7 @@ TEST(TensorCodingTest, BareTensorsRoundTripAsTheGeneratedMessage) {
   RunCallableRequest decoded_rest;
   std::vector<Tensor> decoded;
   Status status =
-      DecodeWithTensors(wire, RunCallableRequest::kFeedFieldNumber, &decoded_rest, &decoded);
+      DecodeWithTensors(wire, RunCallableRequest::kFeedFieldNumber, &decoded_rest, &decoded, &dead);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(decoded_rest.session_handle(), "s");
   EXPECT_EQ(decoded_rest.handle(), 7);
@@ -328,7 +359,7 @@ TEST(TensorCodingTest, TruncatedOrGarbledMessagesAreInvalidArgument) {
     RunGraphRequest decoded_rest;
     NamedTensors decoded;
     Status status = DecodeWithTensors(BufferOf(bytes.substr(0, cut)),
-                                      RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded);
+                                      RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded, &dead);
     RunGraphRequest generated;
     if (!generated.ParseFromString(bytes.substr(0, cut))) {
       EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << "cut at " << cut;
@@ -341,7 +372,7 @@ TEST(TensorCodingTest, TruncatedOrGarbledMessagesAreInvalidArgument) {
     RunGraphRequest decoded_rest;
     NamedTensors decoded;
     Status status = DecodeWithTensors(BufferOf(garbled), RunGraphRequest::kSendFieldNumber,
-                                      &decoded_rest, &decoded);
+                                      &decoded_rest, &decoded, &dead);
     EXPECT_TRUE(status.ok() || status.code() == Code::INVALID_ARGUMENT) << status;
   }
   // A tensor whose content does not fill its shape.
@@ -352,12 +383,12 @@ TEST(TensorCodingTest, TruncatedOrGarbledMessagesAreInvalidArgument) {
   RunGraphRequest decoded_rest;
   NamedTensors decoded;
   Status status = DecodeWithTensors(BufferOf(bad.SerializeAsString()),
-                                    RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded);
+                                    RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded, &dead);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   // A shape far too large to allocate.
   send->mutable_tensor()->mutable_tensor_shape()->mutable_dim(1)->set_size(int64_t{1} << 50);
   status = DecodeWithTensors(BufferOf(bad.SerializeAsString()), RunGraphRequest::kSendFieldNumber,
-                             &decoded_rest, &decoded);
+                             &decoded_rest, &decoded, &dead);
   EXPECT_NE(status.code(), Code::OK);
 }
 
@@ -367,7 +398,7 @@ TEST(TensorCodingTest, AnEmptyMessageRoundTrips) {
   EXPECT_EQ(Flatten(wire), "");
   RunStepResponse rest;
   NamedTensors decoded = {{"stale", Tensor()}};
-  ASSERT_TRUE(DecodeWithTensors(wire, RunStepResponse::kTensorFieldNumber, &rest, &decoded).ok());
+  ASSERT_TRUE(DecodeWithTensors(wire, RunStepResponse::kTensorFieldNumber, &rest, &decoded, &dead).ok());
   EXPECT_TRUE(decoded.empty());
 }
 
