@@ -134,13 +134,14 @@ class RunGraphCall final : public ::grpc::ServerUnaryReactor {
     call->Finish(ToGrpcStatus(errors::InvalidArgument("RecvTensor request is malformed")));
     return call;
   }
-  worker_->RecvTensorValueAsync(
-      call->options(), *call->request(),
-      [call, response](const Status& status, const Tensor& value, bool is_dead,
-                       int64_t send_start_micros) {
-        if (status.ok()) EncodeRecvTensorResponse(value, is_dead, send_start_micros, response);
-        call->Finish(ToGrpcStatus(status));
-      });
+  worker_->RecvTensorValueAsync(call->options(), *call->request(),
+                                [call, response](const Status& status, const Tensor& value,
+                                                 bool is_dead, int64_t send_start_micros) {
+                                  if (status.ok())
+                                    EncodeRecvTensorResponse(value, is_dead, send_start_micros,
+                                                             response);
+                                  call->Finish(ToGrpcStatus(status));
+                                });
   return call;
 }
 

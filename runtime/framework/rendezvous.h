@@ -23,8 +23,7 @@ class Rendezvous {
  public:
   // `is_dead`: the sender was dead (it sat in the untaken branch of a
   // conditional); `value` is then empty and the receiver is dead too.
-  using DoneCallback =
-      std::function<void(const Status& status, const Tensor& value, bool is_dead)>;
+  using DoneCallback = std::function<void(const Status& status, const Tensor& value, bool is_dead)>;
 
   virtual ~Rendezvous() = default;
 

@@ -232,8 +232,9 @@ TEST(IntraProcessRendezvousTest, SendThenRecvAndRecvThenSend) {
   EXPECT_EQ(rendezvous.Send(key, FloatScalar(2), false).code(), Code::ALREADY_EXISTS);
 
   const std::string other = Rendezvous::CreateKey(kCpu0, 1, kCpu1, "u");
-  rendezvous.RecvAsync(
-      other, [&](const Status& status, const Tensor& value, bool) { received = value.scalar<float>(); });
+  rendezvous.RecvAsync(other, [&](const Status& status, const Tensor& value, bool) {
+    received = value.scalar<float>();
+  });
   EXPECT_EQ(received, 1) << "waits for the send";
   SESSION_ASSERT_OK(rendezvous.Send(other, FloatScalar(3), false));
   EXPECT_EQ(received, 3);
@@ -242,12 +243,14 @@ TEST(IntraProcessRendezvousTest, SendThenRecvAndRecvThenSend) {
 TEST(IntraProcessRendezvousTest, AbortFailsPendingAndLaterOperations) {
   IntraProcessRendezvous rendezvous;
   Status pending_status;
-  rendezvous.RecvAsync("a", [&](const Status& status, const Tensor&, bool) { pending_status = status; });
+  rendezvous.RecvAsync("a",
+                       [&](const Status& status, const Tensor&, bool) { pending_status = status; });
   rendezvous.StartAbort(errors::Cancelled("stop"));
   EXPECT_EQ(pending_status.code(), Code::CANCELLED);
   EXPECT_EQ(rendezvous.Send("b", FloatScalar(1), false).code(), Code::CANCELLED);
   Status later_status;
-  rendezvous.RecvAsync("c", [&](const Status& status, const Tensor&, bool) { later_status = status; });
+  rendezvous.RecvAsync("c",
+                       [&](const Status& status, const Tensor&, bool) { later_status = status; });
   EXPECT_EQ(later_status.message(), "stop");
 }
 

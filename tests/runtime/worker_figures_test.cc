@@ -98,7 +98,8 @@ double MeanRecvTensorMicros(const TestWorker& worker, bool into_tensor, int runs
   double total_us = 0;
   for (int i = 0; i < kWarmup + runs; ++i) {
     const int64_t step_id = i + 1;
-    EXPECT_TRUE(worker.worker()->rendezvous_mgr()->FindOrCreate(step_id)->Send(key, value, false).ok());
+    EXPECT_TRUE(
+        worker.worker()->rendezvous_mgr()->FindOrCreate(step_id)->Send(key, value, false).ok());
     RecvTensorRequest request;
     request.set_step_id(step_id);
     request.set_rendezvous_key(key);

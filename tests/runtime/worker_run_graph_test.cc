@@ -317,7 +317,8 @@ TEST(WorkerRunGraphTest, RecvTensorChecksTheSendersIncarnation) {
   TestWorker worker("worker", 0);
   const std::string key = Rendezvous::CreateKey(worker.device(), worker.incarnation(),
                                                 "/job:other/replica:0/task:0/device:CPU:0", "t");
-  ASSERT_TRUE(worker.worker()->rendezvous_mgr()->FindOrCreate(3)->Send(key, Scalar(42), false).ok());
+  ASSERT_TRUE(
+      worker.worker()->rendezvous_mgr()->FindOrCreate(3)->Send(key, Scalar(42), false).ok());
   RecvTensorResponse response;
   const std::string stale = Rendezvous::CreateKey(worker.device(), worker.incarnation() + 1,
                                                   "/job:other/replica:0/task:0/device:CPU:0", "t");
@@ -413,10 +414,11 @@ TEST(WorkerRunGraphTest, CancellingRunGraphCancelsTheStepPromptly) {
     rendezvous = worker.worker()->rendezvous_mgr()->Find(5);
     ASSERT_NE(rendezvous, nullptr);
     bool called = false;
-    rendezvous->RecvLocalAsync(ClientKey(worker, "other"), [&](const Status& s, const Tensor&, bool) {
-      called = true;
-      recv_status = s;
-    });
+    rendezvous->RecvLocalAsync(ClientKey(worker, "other"),
+                               [&](const Status& s, const Tensor&, bool) {
+                                 called = true;
+                                 recv_status = s;
+                               });
     if (called) break;
     rendezvous->CancelLocalRecv(ClientKey(worker, "other"), errors::Cancelled("retry"));
     std::this_thread::sleep_for(milliseconds(10));

@@ -112,12 +112,14 @@ TEST(TensorCodingTest, DecodesWhatAnyEncoderWrites) {
   response.set_is_dead(false);
   Tensor decoded;
   bool dead = false;
-  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead).ok());
+  ASSERT_TRUE(
+      DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead).ok());
   EXPECT_EQ(decoded.data<float>()[1], 2.5f);  // padded with the last value
 
   Floats({4, 5}, TensorShape({2})).AsProtoTensorContent(tensor);
   tensor->set_version_number(3);  // written after tensor_content
-  ASSERT_TRUE(DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead).ok());
+  ASSERT_TRUE(
+      DecodeRecvTensorResponse(BufferOf(response.SerializeAsString()), &decoded, &dead).ok());
   EXPECT_EQ(decoded.data<float>()[1], 5.0f);
 
   // Content first, then dtype and shape, written by hand.
@@ -241,7 +243,7 @@ TEST(TensorCodingTest, NamedTensorsRoundTripAsTheGeneratedMessage) {
   RunGraphResponse decoded_rest;
   NamedTensors decoded;
   Status status =
-      DecodeWithTensors(wire, RunGraphResponse::kRecvFieldNumber, &decoded_rest, &decoded, &dead);
+      DecodeWithTensors(wire, RunGraphResponse::kRecvFieldNumber, &decoded_rest, &decoded);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(decoded_rest.status_code(), 3);
   EXPECT_EQ(decoded_rest.status_error_message(), "in the rest");
@@ -271,7 +273,7 @@ TEST(TensorCodingTest, BareTensorsRoundTripAsTheGeneratedMessage) {
   RunCallableRequest decoded_rest;
   std::vector<Tensor> decoded;
   Status status =
-      DecodeWithTensors(wire, RunCallableRequest::kFeedFieldNumber, &decoded_rest, &decoded, &dead);
+      DecodeWithTensors(wire, RunCallableRequest::kFeedFieldNumber, &decoded_rest, &decoded);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(decoded_rest.session_handle(), "s");
   EXPECT_EQ(decoded_rest.handle(), 7);
@@ -359,7 +361,7 @@ TEST(TensorCodingTest, TruncatedOrGarbledMessagesAreInvalidArgument) {
     RunGraphRequest decoded_rest;
     NamedTensors decoded;
     Status status = DecodeWithTensors(BufferOf(bytes.substr(0, cut)),
-                                      RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded, &dead);
+                                      RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded);
     RunGraphRequest generated;
     if (!generated.ParseFromString(bytes.substr(0, cut))) {
       EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << "cut at " << cut;
@@ -372,7 +374,7 @@ TEST(TensorCodingTest, TruncatedOrGarbledMessagesAreInvalidArgument) {
     RunGraphRequest decoded_rest;
     NamedTensors decoded;
     Status status = DecodeWithTensors(BufferOf(garbled), RunGraphRequest::kSendFieldNumber,
-                                      &decoded_rest, &decoded, &dead);
+                                      &decoded_rest, &decoded);
     EXPECT_TRUE(status.ok() || status.code() == Code::INVALID_ARGUMENT) << status;
   }
   // A tensor whose content does not fill its shape.
@@ -383,12 +385,12 @@ TEST(TensorCodingTest, TruncatedOrGarbledMessagesAreInvalidArgument) {
   RunGraphRequest decoded_rest;
   NamedTensors decoded;
   Status status = DecodeWithTensors(BufferOf(bad.SerializeAsString()),
-                                    RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded, &dead);
+                                    RunGraphRequest::kSendFieldNumber, &decoded_rest, &decoded);
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   // A shape far too large to allocate.
   send->mutable_tensor()->mutable_tensor_shape()->mutable_dim(1)->set_size(int64_t{1} << 50);
   status = DecodeWithTensors(BufferOf(bad.SerializeAsString()), RunGraphRequest::kSendFieldNumber,
-                             &decoded_rest, &decoded, &dead);
+                             &decoded_rest, &decoded);
   EXPECT_NE(status.code(), Code::OK);
 }
 
@@ -398,7 +400,7 @@ TEST(TensorCodingTest, AnEmptyMessageRoundTrips) {
   EXPECT_EQ(Flatten(wire), "");
   RunStepResponse rest;
   NamedTensors decoded = {{"stale", Tensor()}};
-  ASSERT_TRUE(DecodeWithTensors(wire, RunStepResponse::kTensorFieldNumber, &rest, &decoded, &dead).ok());
+  ASSERT_TRUE(DecodeWithTensors(wire, RunStepResponse::kTensorFieldNumber, &rest, &decoded).ok());
   EXPECT_TRUE(decoded.empty());
 }
 
