@@ -90,6 +90,7 @@ class SimplePropagator {
 
   static int NodeOf(int tagged) { return tagged; }
   static constexpr bool IsDead(int) { return false; }
+  static FrameAndIter FrameIterOf(int) { return FrameAndIter(); }
   // Every node runs exactly once per successful step.
   static constexpr bool kNodesMayNotRun = false;
   std::vector<TensorValue>* Inputs(StepData* step, int node) const { return &step->inputs[node]; }
@@ -375,6 +376,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       // A dead _Send or _Recv still runs: the _Send tells its receiver it
       // is dead, the _Recv takes that news (or a value) off the rendezvous.
       params.is_input_dead = P::IsDead(tagged);
+      params.frame_iter = P::FrameIterOf(tagged);
       status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);

@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "runtime/framework/node_def_util.h"
+#include "runtime/framework/str_util.h"
 #include "runtime/graph/control_flow.h"
 
 namespace tensorweave {
@@ -11,6 +12,7 @@ namespace executor_internal {
 
 struct FramePropagator::FrameState {
   int static_frame = 0;
+  uint64_t frame_id = 0;                       // 0 for the root frame
   FrameState* parent = nullptr;                // null for the root frame
   IterationState* parent_iteration = nullptr;  // the iteration that entered it
   int64_t iteration_count = 0;                 // the newest iteration started
@@ -36,6 +38,29 @@ struct FramePropagator::FrameState {
   }
 };
 
+namespace {
+
+// FNV-1a over the parent frame's id, the parent iteration and the frame's
+// name: every partition of a step names a frame instance alike.
+uint64_t ChildFrameId(uint64_t parent_id, int64_t parent_iter, const std::string& name) {
+  const std::string text = StrCat(parent_id, ";", parent_iter, ";", name);
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash == 0 ? 1 : hash;  // 0 is the root frame
+}
+
+}  // namespace
+
+FrameAndIter FramePropagator::FrameIterOf(const TaggedNode& tagged) {
+  FrameAndIter frame_iter;
+  frame_iter.frame_id = tagged.frame->frame_id;
+  frame_iter.iter_id = tagged.iteration->iter;
+  return frame_iter;
+}
+
 FramePropagator::~FramePropagator() = default;
 
 Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& index_of) {
@@ -54,6 +79,7 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
   }
   frames_.resize(info.frames.size());
   for (size_t f = 0; f < info.frames.size(); ++f) {
+    frames_[f].name = info.frames[f].name;
     frames_[f].parent = info.frames[f].parent;
     frames_[f].num_enters = info.frames[f].num_enters;
   }
@@ -76,13 +102,6 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
                                    "' is inside the while loop '", info.frames[n.frame].name,
                                    "'; fetching a tensor from inside a loop is not supported by "
                                    "remote sessions");
-    }
-    if (n.frame != 0 && item.is_transfer) {
-      return errors::Unimplemented("The node '", node->name(), "' (", node->type_string(),
-                                   ") carries a tensor between devices inside the while loop '",
-                                   info.frames[n.frame].name,
-                                   "'; loops that span devices are not supported yet: place "
-                                   "the whole loop on one device");
     }
     if (n.is_enter) {
       n.enters_frame = info.enters_frame[node->id()];
@@ -274,6 +293,7 @@ FramePropagator::FrameState* FramePropagator::FindOrCreateChild(StepData* step, 
   if (found != frame->children.end()) return found->second;
   auto* child = new FrameState;
   child->static_frame = info.enters_frame;
+  child->frame_id = ChildFrameId(frame->frame_id, iteration->iter, frames_[info.enters_frame].name);
   child->parent = frame;
   child->parent_iteration = iteration;
   child->max_parallel = info.parallel_iterations;

@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -76,8 +77,8 @@ class FramePropagator {
 
   // Finds the frames of `graph`, whose op node with id i has executor index
   // index_of[i]. INVALID_ARGUMENT for a malformed frame structure;
-  // UNIMPLEMENTED for a loop containing a _Send or _Recv (a loop spanning
-  // devices).
+  // UNIMPLEMENTED for a client's fetch inside a loop, and for a loop cut by
+  // _Send/_Recv without the control loops partitioning adds (partition.h).
   Status Initialize(const Graph& graph, const std::vector<int>& index_of);
 
   void StartStep(StepData* step, NodeStack<TaggedNode>* roots) const;
@@ -86,6 +87,7 @@ class FramePropagator {
 
   static int NodeOf(const TaggedNode& tagged) { return tagged.node; }
   static bool IsDead(const TaggedNode& tagged) { return tagged.dead; }
+  static FrameAndIter FrameIterOf(const TaggedNode& tagged);
   std::vector<TensorValue>* Inputs(const TaggedNode& tagged) const {
     return &tagged.iteration->inputs[node_info_[tagged.node].local];
   }
@@ -98,6 +100,7 @@ class FramePropagator {
 
  private:
   struct FrameInfo {
+    std::string name;
     int parent = -1;
     int num_enters = 0;
     std::vector<int> initial_pending;  // per frame-local node

@@ -21,6 +21,7 @@
 #ifndef TENSORWEAVE_FRAMEWORK_OP_KERNEL_H_
 #define TENSORWEAVE_FRAMEWORK_OP_KERNEL_H_
 
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -90,6 +91,16 @@ class OpKernelConstruction {
 
 class OpKernel;
 
+// A loop frame instance and an iteration of it. The frame id is the same
+// for the corresponding frame in every partition of a step (a hash of the
+// frame's name and the iterations of the frames around it), so a _Send and a
+// _Recv inside a loop that spans devices meet per iteration.
+struct FrameAndIter {
+  uint64_t frame_id = 0;
+  int64_t iter_id = 0;
+  bool IsRoot() const { return frame_id == 0 && iter_id == 0; }
+};
+
 class OpKernelContext {
  public:
   // Everything one kernel invocation can reach; owned by the executor.
@@ -108,6 +119,9 @@ class OpKernelContext {
     // The node is dead (an input came from the untaken branch of a
     // conditional); only _Send and _Recv run then, to pass that on.
     bool is_input_dead = false;
+    // Which loop frame and iteration this invocation belongs to ({0, 0}
+    // outside loops); _Send/_Recv put it into their rendezvous keys.
+    FrameAndIter frame_iter;
   };
 
   explicit OpKernelContext(Params* params);
@@ -123,6 +137,7 @@ class OpKernelContext {
   CallFrameInterface* call_frame() const { return params_->call_frame; }
   std::function<void(std::function<void()>)>* runner() const { return params_->runner; }
   bool is_input_dead() const { return params_->is_input_dead; }
+  const FrameAndIter& frame_iter() const { return params_->frame_iter; }
 
   int num_inputs() const { return static_cast<int>(params_->inputs->size()); }
   // The value of input i. For a ref input this is the variable's tensor,

@@ -1,6 +1,8 @@
 // Kernels of the runtime's own ops (see runtime/ops/internal_ops.cc). All are
 // cheap: they move a Tensor handle, never its elements.
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/rendezvous.h"
+#include "runtime/framework/str_util.h"
 
 namespace tensorweave {
 namespace {
@@ -53,41 +55,55 @@ class RetvalOp : public OpKernel {
   int64_t index_ = 0;
 };
 
-// The rendezvous key both ends compute from their shared attrs.
-Status RendezvousKeyFromAttrs(OpKernelConstruction* c, std::string* key) {
-  std::string send_device, recv_device, tensor_name;
-  int64_t send_device_incarnation = 0;
-  TW_RETURN_IF_ERROR(c->GetAttr("send_device", &send_device));
-  TW_RETURN_IF_ERROR(c->GetAttr("send_device_incarnation", &send_device_incarnation));
-  TW_RETURN_IF_ERROR(c->GetAttr("recv_device", &recv_device));
-  TW_RETURN_IF_ERROR(c->GetAttr("tensor_name", &tensor_name));
-  *key = Rendezvous::CreateKey(send_device, static_cast<uint64_t>(send_device_incarnation),
-                               recv_device, tensor_name);
-  return Status::OK();
-}
+// The rendezvous key both ends compute from their shared attrs and the
+// frame and iteration they run in (loops spanning devices send once per
+// iteration, each under its own key).
+class TransferKey {
+ public:
+  Status Init(OpKernelConstruction* c) {
+    std::string send_device, recv_device, tensor_name;
+    int64_t send_device_incarnation = 0;
+    TW_RETURN_IF_ERROR(c->GetAttr("send_device", &send_device));
+    TW_RETURN_IF_ERROR(c->GetAttr("send_device_incarnation", &send_device_incarnation));
+    TW_RETURN_IF_ERROR(c->GetAttr("recv_device", &recv_device));
+    TW_RETURN_IF_ERROR(c->GetAttr("tensor_name", &tensor_name));
+    root_key_ = Rendezvous::CreateKey(send_device, static_cast<uint64_t>(send_device_incarnation),
+                                      recv_device, tensor_name, kRootFrameIter);
+    prefix_ = root_key_.substr(0, root_key_.size() - (sizeof(kRootFrameIter) - 1));
+    return Status::OK();
+  }
+  std::string For(const FrameAndIter& frame_iter) const {
+    if (frame_iter.IsRoot()) return root_key_;
+    return StrCat(prefix_, frame_iter.frame_id, ":", frame_iter.iter_id);
+  }
+
+ private:
+  static constexpr char kRootFrameIter[] = "0:0";
+  std::string root_key_;
+  std::string prefix_;  // root_key_ without its frame and iteration
+};
 
 class SendOp : public OpKernel {
  public:
-  explicit SendOp(OpKernelConstruction* c) : OpKernel(c) {
-    OP_REQUIRES_OK(c, RendezvousKeyFromAttrs(c, &key_));
-  }
+  explicit SendOp(OpKernelConstruction* c) : OpKernel(c) { OP_REQUIRES_OK(c, key_.Init(c)); }
 
   void Compute(OpKernelContext* c) override {
     OP_REQUIRES(c, c->rendezvous() != nullptr, errors::Internal("_Send needs a rendezvous"));
     // A dead input has no value: only its deadness is sent.
-    OP_REQUIRES_OK(c, c->rendezvous()->Send(key_, c->is_input_dead() ? Tensor() : c->input(0),
-                                            c->is_input_dead()));
+    OP_REQUIRES_OK(
+        c, c->rendezvous()->Send(key_.For(c->frame_iter()),
+                                 c->is_input_dead() ? Tensor() : c->input(0), c->is_input_dead()));
   }
   bool IsExpensive() const override { return false; }
 
  private:
-  std::string key_;
+  TransferKey key_;
 };
 
 class RecvOp : public AsyncOpKernel {
  public:
   explicit RecvOp(OpKernelConstruction* c) : AsyncOpKernel(c) {
-    OP_REQUIRES_OK(c, RendezvousKeyFromAttrs(c, &key_));
+    OP_REQUIRES_OK(c, key_.Init(c));
     OP_REQUIRES_OK(c, c->GetAttr("tensor_type", &dtype_));
   }
 
@@ -105,28 +121,29 @@ class RecvOp : public AsyncOpKernel {
       });
       OP_REQUIRES_ASYNC(c, registered, errors::Cancelled("The step was cancelled"), done);
     }
-    rendezvous->RecvAsync(key_, [this, c, cancellation, token, done = std::move(done)](
-                                    const Status& status, const Tensor& value, bool is_dead) {
-      if (cancellation != nullptr) cancellation->DeregisterCallback(token);
-      if (!status.ok()) {
-        c->SetStatus(status);
-      } else if (is_dead) {
-        // No output: the executor makes this node's consumers dead. Only
-        // an executor with dead-tensor support may meet a dead sender.
-      } else if (value.dtype() != dtype_) {
-        c->SetStatus(errors::Internal("Received a ", DataTypeString(value.dtype()), " where a ",
-                                      DataTypeString(dtype_), " was expected"));
-      } else {
-        c->set_output(0, value);
-      }
-      done();
-    });
+    rendezvous->RecvAsync(
+        key_.For(c->frame_iter()), [this, c, cancellation, token, done = std::move(done)](
+                                       const Status& status, const Tensor& value, bool is_dead) {
+          if (cancellation != nullptr) cancellation->DeregisterCallback(token);
+          if (!status.ok()) {
+            c->SetStatus(status);
+          } else if (is_dead) {
+            // No output: the executor makes this node's consumers dead. Only
+            // an executor with dead-tensor support may meet a dead sender.
+          } else if (value.dtype() != dtype_) {
+            c->SetStatus(errors::Internal("Received a ", DataTypeString(value.dtype()), " where a ",
+                                          DataTypeString(dtype_), " was expected"));
+          } else {
+            c->set_output(0, value);
+          }
+          done();
+        });
   }
   // Waiting costs nothing: the kernel only leaves a callback.
   bool IsExpensive() const override { return false; }
 
  private:
-  std::string key_;
+  TransferKey key_;
   DataType dtype_ = DT_INVALID;
 };
 

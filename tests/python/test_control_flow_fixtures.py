@@ -189,17 +189,69 @@ def test_cond_branches_on_another_task_take_dead_tensors_across():
             server.stop()
 
 
-def test_a_loop_placed_on_two_devices_is_unimplemented():
-    graph_def = _graph_def("while_counter")
-    for node in graph_def.node:
-        if node.name == "while/mul":  # the loop body, moved to a second device
-            node.device = "/device:CPU:1"
-    graph = _imported(graph_def)
+_CONTROL_FLOW_OPS = ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")
+
+
+def _with_loop_bodies_on(graph_def, body_device, other_device=""):
+    """`graph_def` with the computation inside its loops (not the loops'
+    own Enter/Merge/Switch/LoopCond/NextIteration/Exit) on `body_device`:
+    values cross devices every iteration, both ways."""
+    moved = graph_def.__class__()
+    moved.CopyFrom(graph_def)
+    for node in moved.node:
+        inside = "while" in node.name and node.op not in _CONTROL_FLOW_OPS
+        node.device = body_device if inside else other_device
+    return moved
+
+
+LOOP_FIXTURES = ("while_counter", "nested_while", "while_tensor", "cond_with_while")
+
+
+def test_loops_with_bodies_on_another_device_run():
     config = tf.ConfigProto(device_count={"CPU": 2})
-    with tf.Session(graph=graph, config=config) as sess:
-        with pytest.raises(tf.errors.UnimplementedError, match="spans devices"):
-            sess.run("sum_squares:0", feed_dict={"n:0": 3})
-        assert sess.run("count:0", feed_dict={"n:0": 3}) == 3  # without the body's mul: one device
+    for name in LOOP_FIXTURES:
+        graph = _imported(_with_loop_bodies_on(_graph_def(name), "/device:CPU:1", "/device:CPU:0"))
+        with tf.Session(graph=graph, config=config) as sess:
+            _assert_reproduces(sess, name)
+            _assert_reproduces(sess, name)  # every step starts afresh
+
+
+def test_loops_with_bodies_on_another_task_run():
+    ports = free_ports(2)
+    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
+    servers = [tf.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
+    try:
+        for name in LOOP_FIXTURES:
+            graph_def = _with_loop_bodies_on(
+                _graph_def(name), "/job:worker/task:1", "/job:worker/task:0"
+            )
+            with tf.Session(servers[0].target, graph=_imported(graph_def)) as sess:
+                _assert_reproduces(sess, name)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_a_loop_spread_over_two_tasks_and_two_devices_each_runs():
+    """The master cuts between tasks, each worker again between its devices:
+    both levels add the control loops that drive their receivers."""
+    ports = free_ports(2)
+    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    servers = [
+        tf.train.Server(cluster, job_name="worker", task_index=i, config=config) for i in range(2)
+    ]
+    devices = [f"/job:worker/task:{t}/device:CPU:{d}" for t in range(2) for d in range(2)]
+    try:
+        graph_def = _graph_def("nested_while")
+        computation = [node for node in graph_def.node if node.op not in _CONTROL_FLOW_OPS]
+        for k, node in enumerate(computation):
+            node.device = devices[k % len(devices)]  # spread round the four devices
+        with tf.Session(servers[0].target, graph=_imported(graph_def), config=config) as sess:
+            _assert_reproduces(sess, "nested_while")
+    finally:
+        for server in servers:
+            server.stop()
 
 
 def test_remote_session_runs_loops_and_reports_dead_fetches():

@@ -7,9 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
+#include <map>
 #include <thread>
 
 #include "runtime/common_runtime/executor.h"
+#include "runtime/common_runtime/partition.h"
 #include "runtime/common_runtime/rendezvous_impl.h"
 #include "runtime/common_runtime/thread_pools.h"
 #include "runtime/framework/shape_inference.h"
@@ -420,20 +423,69 @@ TEST_F(ControlFlowExecutorTest, AnEndlessLoopStopsWhenItsStepIsCancelledElsewher
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
-TEST_F(ControlFlowExecutorTest, ALoopSpanningDevicesIsUnimplemented) {
+TEST_F(ControlFlowExecutorTest, ALoopCutWithoutItsControlLoopIsUnimplemented) {
+  // A receiver inside a loop body that nothing drives per iteration (what a
+  // partitioner that adds no control loops would leave).
   GraphDef graph = CountingLoopGraph(
       10, [](GraphDef* g, const std::string& i, const std::string&, const std::string&) {
-        NodeDef* send = Op(g, "send", "_Send", {i});
-        SetAttr(send, "tensor_name", std::string("edge_1"));
-        SetAttr(send, "send_device", std::string(kCpu0));
-        SetAttr(send, "send_device_incarnation", int64_t{1});
-        SetAttr(send, "recv_device", std::string("/job:localhost/replica:0/task:0/device:CPU:1"));
-        return i;
+        NodeDef* recv = AddNode(g, "recv", "_Recv");
+        SetAttr(recv, "tensor_type", DT_FLOAT);
+        SetAttr(recv, "tensor_name", std::string("edge_1"));
+        SetAttr(recv, "send_device", std::string("/job:localhost/replica:0/task:0/device:CPU:1"));
+        SetAttr(recv, "send_device_incarnation", int64_t{1});
+        SetAttr(recv, "recv_device", std::string(kCpu0));
+        SetAttr(recv, "client_terminated", false);
+        Op(g, "scaled", "Mul", {i, "recv"});
+        return std::string("scaled");
       });
   std::unique_ptr<Executor> executor;
   const Status status = Build(graph, &executor);
   EXPECT_EQ(status.code(), Code::UNIMPLEMENTED) << status;
-  EXPECT_NE(status.message().find("loops that span devices"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("spans devices"), std::string::npos) << status;
+}
+
+TEST_F(ControlFlowExecutorTest, ALoopPartitionedAcrossTwoDevicesRunsInStep) {
+  // The body's kernels on a second device: every iteration sends the counter
+  // over and the square back, each under its own frame and iteration key,
+  // with one iteration at a time and with ten in flight.
+  constexpr char kCpu1[] = "/job:localhost/replica:0/task:0/device:CPU:1";
+  Device cpu1(kCpu1, DEVICE_CPU, TestIntraOpDevice());
+  for (int parallel : {1, 10}) {
+    Graph graph(OpRegistry::Global());
+    SESSION_ASSERT_OK(ConvertGraphDefToGraph(CountingLoopGraph(parallel, Square), &graph));
+    for (Node* node : graph.op_nodes()) {
+      const bool body = node->name().find("_squared") != std::string::npos ||
+                        node->name().find("_copy") != std::string::npos;
+      node->set_assigned_device_name(body ? kCpu1 : kCpu0);
+    }
+    std::map<std::string, std::unique_ptr<Graph>> partitions;
+    SESSION_ASSERT_OK(PartitionGraph(PartitionOptions(), graph, &partitions));
+    ASSERT_EQ(partitions.size(), 2u);
+    std::unique_ptr<Executor> on_cpu0, on_cpu1;
+    LocalExecutorParams params;
+    params.device = &device_;
+    SESSION_ASSERT_OK(NewLocalExecutor(params, *partitions[kCpu0], &on_cpu0));
+    params.device = &cpu1;
+    SESSION_ASSERT_OK(NewLocalExecutor(params, *partitions[kCpu1], &on_cpu1));
+    for (float n : {0.0f, 1.0f, 30.0f}) {
+      IntraProcessRendezvous rendezvous;
+      Tensor feeds[] = {FloatScalar(n)};
+      SimpleCallFrame frame(feeds, 1, 2);
+      Executor::Args args;
+      args.call_frame = &frame;
+      args.rendezvous = &rendezvous;
+      args.runner = &runner_;
+      Executor::Args body_args = args;
+      body_args.call_frame = nullptr;
+      std::promise<Status> body_done;
+      on_cpu1->RunAsync(body_args, [&body_done](const Status& s) { body_done.set_value(s); });
+      SESSION_ASSERT_OK(on_cpu0->Run(args));
+      SESSION_ASSERT_OK(body_done.get_future().get());
+      EXPECT_EQ(Values((*frame.retvals())[0])[0], n);
+      EXPECT_EQ(Values((*frame.retvals())[1])[0], n * (n + 1) * (2 * n + 1) / 6)
+          << "sum of squares to " << n << " with parallel_iterations " << parallel;
+    }
+  }
 }
 
 TEST_F(ControlFlowExecutorTest, FetchesInsideALoopFollowTensorFlow) {
