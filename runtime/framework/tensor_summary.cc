@@ -200,6 +200,11 @@ std::string Summarize(const Tensor& tensor, int64_t limit, SummaryStyle style) {
   const T* data = tensor.data<T>();
   const int64_t count = tensor.NumElements();
   std::string out;
+  // TensorFlow's bool summary gives nothing at all, not even "...", when
+  // no value is shown.
+  if constexpr (std::is_same_v<T, bool>) {
+    if (limit == 0) return out;
+  }
   if (tensor.dims() == 0) {
     if (limit > 0) out += ElementText(data[0], style);
     if (count > limit) out += "...";

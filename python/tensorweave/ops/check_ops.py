@@ -191,7 +191,12 @@ def _sign_assert(x, data, summarize, message, name, opname, sym, zero_on_left, c
     with ops.name_scope(name, opname, [x, data]):
         x = ops.convert_to_tensor(x, name="x")
         if data is None:
-            data = [message, f"Condition x {sym} 0 did not hold element-wise:", f"x ({x.name}) = ", x]
+            condition = f"Condition x {sym} 0 did not hold element-wise:"
+            data = [message, condition, f"x ({x.name}) = ", x]
+            if opname == "assert_non_positive":
+                # TensorFlow's list lacks a comma there, so these two
+                # strings print as one; kept for identical messages.
+                data = [message, condition + f"x ({x.name}) = ", x]
         zero = ops.convert_to_tensor(0, dtype=x.dtype)
         left, right = (zero, x) if zero_on_left else (x, zero)
         return compare(left, right, data=data, summarize=summarize)

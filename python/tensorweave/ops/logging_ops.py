@@ -101,11 +101,13 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
 
 
 # --- tf.print's structures: TensorFlow's nest rules, enough for printing ---
-# (dicts flatten in sorted key order, lists, tuples and namedtuples in order,
-# anything else is a leaf).
+# (dicts flatten in sorted key order, OrderedDicts, lists, tuples and
+# namedtuples in order, anything else is a leaf).
 
 
 def _sorted_keys(mapping):
+    if isinstance(mapping, collections.OrderedDict):
+        return list(mapping)
     try:
         return sorted(mapping)
     except TypeError:
@@ -203,14 +205,16 @@ def print_v2(*inputs, **kwargs):
     ):
         formatted = first  # one scalar string: nothing to format
     else:
-        # OrderedDicts print in key order, as nest flattens them.
-        inputs = [
+        # The placeholder is chosen from the text without tensors, with
+        # OrderedDicts sorted (TensorFlow's choice; it only matters when a
+        # printed value contains "{}").
+        sorted_inputs = [
             collections.OrderedDict(sorted(x.items()))
             if isinstance(x, collections.OrderedDict)
             else x
             for x in inputs
         ]
-        tensor_free = _map_leaves(lambda x: "" if isinstance(x, ops.Tensor) else x, list(inputs))
+        tensor_free = _map_leaves(lambda x: "" if isinstance(x, ops.Tensor) else x, sorted_inputs)
         placeholder = _placeholder_not_in(" ".join(pprint.pformat(x) for x in tensor_free))
         templates, tensors = [], []
         for value in inputs:
