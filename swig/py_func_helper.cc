@@ -55,12 +55,11 @@ std::string PythonText(PyObject* object) {
 
 // "ValueError: message\n" and the formatted traceback.
 std::string DescribeException(PyObject* type, PyObject* value, PyObject* traceback) {
-  std::string text = StrCat(reinterpret_cast<PyTypeObject*>(type)->tp_name, ": ",
-                            PythonText(value), "\n");
+  std::string text =
+      StrCat(reinterpret_cast<PyTypeObject*>(type)->tp_name, ": ", PythonText(value), "\n");
   PyRef module(PyImport_ImportModule("traceback"));
   PyRef lines(module ? PyObject_CallMethod(module.get(), "format_exception", "OOO", type,
-                                           value ? value : Py_None,
-                                           traceback ? traceback : Py_None)
+                                           value ? value : Py_None, traceback ? traceback : Py_None)
                      : nullptr);
   PyRef joined(lines ? PyUnicode_Join(PyRef(PyUnicode_FromString("")).get(), lines.get())
                      : nullptr);
@@ -133,8 +132,7 @@ bool IsSingleNone(PyObject* value) {
   return item.get() == Py_None;
 }
 
-Status OutputsFromPython(PyObject* result, const std::string& token,
-                         std::vector<Tensor>* outputs) {
+Status OutputsFromPython(PyObject* result, const std::string& token, std::vector<Tensor>* outputs) {
   if (PyList_Check(result)) {
     const Py_ssize_t count = PyList_GET_SIZE(result);
     outputs->resize(count);

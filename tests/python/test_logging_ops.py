@@ -14,9 +14,7 @@ import numpy as np
 import pytest
 import tensorweave as tf
 
-_FIXTURE = os.path.join(
-    os.path.dirname(__file__), "..", "fixtures", "tf_logging", "expected.json"
-)
+_FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_logging", "expected.json")
 with open(_FIXTURE) as _file:
     CASES = json.load(_file)["cases"]
 
@@ -81,7 +79,7 @@ def test_asserts_pass_and_fail_as_in_tensorflow(case, capfd):
         assert type(raised.value) is error_type
         assert str(raised.value) == expected[1]
         return
-    built, outcome, _, _ = _run(case, capfd)
+    _, outcome, _, _ = _run(case, capfd)
     if expected is None:
         assert not isinstance(outcome, Exception)
         return
@@ -145,7 +143,9 @@ def test_print_v2_of_a_non_scalar_fails_when_built():
 
 
 def test_string_format_checks_its_placeholders():
-    with pytest.raises(ValueError, match="The template expects 2 tensors, but the inputs only has 1"):
+    with pytest.raises(
+        ValueError, match="The template expects 2 tensors, but the inputs only has 1"
+    ):
         tf.strings.format("{} {}", tf.constant(1))
 
 
@@ -164,9 +164,11 @@ def test_assert_returns_an_op_that_guards_a_computation():
 def test_assert_needs_a_scalar_condition():
     condition = tf.placeholder(tf.bool)
     check = tf.Assert(condition, [1])
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"In\[0\] should be a scalar: \[2\]"):
-            sess.run(check, {condition: [True, True]})
+    with (
+        tf.Session() as sess,
+        pytest.raises(tf.errors.InvalidArgumentError, match=r"In\[0\] should be a scalar: \[2\]"),
+    ):
+        sess.run(check, {condition: [True, True]})
 
 
 def test_static_checks_that_pass_give_no_ops():

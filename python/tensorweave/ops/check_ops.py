@@ -205,13 +205,17 @@ def _sign_assert(x, data, summarize, message, name, opname, sym, zero_on_left, c
 @tf_export("debugging.assert_negative", "assert_negative")
 def assert_negative(x, data=None, summarize=None, message=None, name=None):
     """An op failing unless x < 0 element-wise."""
-    return _sign_assert(x, data, summarize, message, name, "assert_negative", "<", False, assert_less)
+    return _sign_assert(
+        x, data, summarize, message, name, "assert_negative", "<", False, assert_less
+    )
 
 
 @tf_export("debugging.assert_positive", "assert_positive")
 def assert_positive(x, data=None, summarize=None, message=None, name=None):
     """An op failing unless x > 0 element-wise."""
-    return _sign_assert(x, data, summarize, message, name, "assert_positive", ">", True, assert_less)
+    return _sign_assert(
+        x, data, summarize, message, name, "assert_positive", ">", True, assert_less
+    )
 
 
 @tf_export("debugging.assert_non_negative", "assert_non_negative")
@@ -276,15 +280,25 @@ def _assert_rank_condition(x, rank, static_condition, dynamic_condition, data, s
     return Assert(condition, data, summarize=summarize)
 
 
-def _rank_assert(x, rank, data, summarize, message, name, opname, wording, static_condition, dynamic_condition):
+def _rank_assert(
+    x, rank, data, summarize, message, name, opname, wording, static_condition, dynamic_condition
+):
     with ops.name_scope(name, opname, (x, rank) + tuple(data or [])):
         x = ops.convert_to_tensor(x, name="x")
         rank = ops.convert_to_tensor(rank, name="rank")
         message = _message_prefix(message)
         if data is None:
-            data = [message, f"Tensor {x.name} must have {wording}", rank, "Received shape: ", array_ops.shape(x)]
+            data = [
+                message,
+                f"Tensor {x.name} must have {wording}",
+                rank,
+                "Received shape: ",
+                array_ops.shape(x),
+            ]
         try:
-            return _assert_rank_condition(x, rank, static_condition, dynamic_condition, data, summarize)
+            return _assert_rank_condition(
+                x, rank, static_condition, dynamic_condition, data, summarize
+            )
         except ValueError as error:
             if error.args[0] == "Static rank condition failed":
                 raise ValueError(
@@ -476,7 +490,9 @@ def is_non_decreasing(x, name=None):
         return math_ops.reduce_all(_adjacent_comparison(x, math_ops.greater_equal))
 
 
-@tf_export("debugging.is_strictly_increasing", "math.is_strictly_increasing", "is_strictly_increasing")
+@tf_export(
+    "debugging.is_strictly_increasing", "math.is_strictly_increasing", "is_strictly_increasing"
+)
 def is_strictly_increasing(x, name=None):
     """A bool scalar: x[i] < x[i + 1] for every i (x flattened)."""
     with ops.name_scope(name, "is_strictly_increasing", [x]):

@@ -20,7 +20,7 @@ import sys
 
 from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
-from tensorweave.framework.gradient_registry import RegisterGradient
+from tensorweave.framework.gradient_registry import NotDifferentiable, RegisterGradient
 from tensorweave.ops.op_builder import make_op
 from tensorweave.proto import attr_value_pb2
 
@@ -74,6 +74,13 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None):
 def _print_grad(op, *grads):
     """Print is the identity on its first input; data get no gradient."""
     return list(grads) + [None] * (len(op.inputs) - 1)
+
+
+# Assert has no outputs (TensorFlow registers it not differentiable);
+# PrintV2 has none either and StringFormat's is a string.
+NotDifferentiable("Assert")
+NotDifferentiable("PrintV2")
+NotDifferentiable("StringFormat")
 
 
 @tf_export("strings.format")
@@ -240,6 +247,4 @@ def print_v2(*inputs, **kwargs):
             name=name + "_format" if name else None,
         )
     with ops.name_scope(name, "PrintV2", [formatted]) as scope:
-        return make_op(
-            "PrintV2", [formatted], {"output_stream": stream, "end": end}, scope
-        )
+        return make_op("PrintV2", [formatted], {"output_stream": stream, "end": end}, scope)

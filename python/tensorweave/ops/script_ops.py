@@ -91,9 +91,14 @@ def _type_list(types):
     return attr
 
 
+def _create(graph, op_type, inputs, attrs, name):
+    with ops.name_scope(name, op_type, inputs) as scope:
+        return graph.create_op(op_type, [inputs], attrs=attrs, name=scope)
+
+
 def _internal_py_func(func, inp, Tout, stateful, name):
-    if not callable(func):
-        raise ValueError(
+    if not callable(func):  # TensorFlow's error type here is ValueError
+        raise ValueError(  # noqa: TRY004
             f"Expected func to be callable. Received func={func} of type {type(func)}."
         )
     is_list_or_tuple = isinstance(Tout, (list, tuple))
@@ -105,18 +110,15 @@ def _internal_py_func(func, inp, Tout, stateful, name):
     if not hasattr(graph, "_py_funcs_used_in_graph"):
         graph._py_funcs_used_in_graph = []
     graph._py_funcs_used_in_graph.append(func)
-    op_type = "PyFunc" if stateful else "PyFuncStateless"
-    with ops.name_scope(name, op_type, inputs) as scope:
-        op = graph.create_op(
-            op_type,
-            [inputs],
-            attrs={
-                "token": token,
-                "Tin": _type_list(t.dtype.base_dtype for t in inputs),
-                "Tout": _type_list(output_types),
-            },
-            name=scope,
-        )
+    attrs = {
+        "token": token,
+        "Tin": _type_list(t.dtype.base_dtype for t in inputs),
+        "Tout": _type_list(output_types),
+    }
+    if stateful:
+        op = _create(graph, "PyFunc", inputs, attrs, name)
+    else:
+        op = _create(graph, "PyFuncStateless", inputs, attrs, name)
     if not output_types:
         return op
     return list(op.outputs) if is_list_or_tuple else op.outputs[0]
