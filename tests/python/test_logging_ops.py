@@ -222,3 +222,12 @@ def test_assert_and_print_are_never_folded_or_pruned_away(capfd):
                 sess.run(check)
             assert sess.run(printed) == 5
     assert capfd.readouterr().err == "run [6]\nrun [6]\n"
+
+
+def test_tf_print_prints_variables_as_tensors(capfd):
+    v = tf.Variable([1.0, 2.5])
+    printed = tf.print("v:", v, [v])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(printed)
+    assert capfd.readouterr().err == "v: [1 2.5] [[1 2.5]]\n"

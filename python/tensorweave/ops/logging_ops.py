@@ -21,7 +21,7 @@ import sys
 from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
 from tensorweave.framework.gradient_registry import NotDifferentiable, RegisterGradient
-from tensorweave.ops.op_builder import make_op
+from tensorweave.ops.op_builder import is_tensor_like, make_op
 from tensorweave.proto import attr_value_pb2
 
 
@@ -221,14 +221,14 @@ def print_v2(*inputs, **kwargs):
             else x
             for x in inputs
         ]
-        tensor_free = _map_leaves(lambda x: "" if isinstance(x, ops.Tensor) else x, sorted_inputs)
+        tensor_free = _map_leaves(lambda x: "" if is_tensor_like(x) else x, sorted_inputs)
         placeholder = _placeholder_not_in(" ".join(pprint.pformat(x) for x in tensor_free))
         templates, tensors = [], []
         for value in inputs:
             slots = []
             for leaf in _flatten(value):
-                if isinstance(leaf, ops.Tensor):
-                    tensors.append(leaf)
+                if is_tensor_like(leaf):  # Tensors and Variables
+                    tensors.append(ops.convert_to_tensor(leaf))
                     slots.append(placeholder)
                 else:
                     slots.append(leaf)
