@@ -227,7 +227,9 @@ def test_assert_and_print_are_never_folded_or_pruned_away(capfd):
 def test_tf_print_prints_variables_as_tensors(capfd):
     v = tf.Variable([1.0, 2.5])
     printed = tf.print("v:", v, [v])
+    formatted = tf.strings.format("<{}>", v)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(printed)
+        assert sess.run(formatted) == b"<[1 2.5]>"
     assert capfd.readouterr().err == "v: [1 2.5] [[1 2.5]]\n"

@@ -88,7 +88,7 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
     """A scalar string: `template` with each `placeholder` replaced by the
     next of `inputs` (one tensor needs no list), each summarized with the
     first and last `summarize` entries of every dimension (-1: all)."""
-    if isinstance(inputs, ops.Tensor):
+    if is_tensor_like(inputs):  # a Tensor or a Variable
         inputs = [inputs]
     if template.count(placeholder) != len(inputs):
         raise ValueError(
