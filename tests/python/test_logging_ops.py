@@ -16,7 +16,9 @@ import tensorweave as tf
 
 _FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_logging", "expected.json")
 with open(_FIXTURE) as _file:
-    CASES = json.load(_file)["cases"]
+    _RECORDED = json.load(_file)
+CASES = _RECORDED["cases"]
+_GRAPH_RECORD = _RECORDED["graph"]
 
 
 def _cases(kind):
@@ -72,7 +74,7 @@ def test_tf_print_writes_what_tensorflow_writes(case, capfdbinary):
 @_cases("assert")
 def test_asserts_pass_and_fail_as_in_tensorflow(case, capfd):
     expected = case.get("error")
-    if expected is not None and "stdout" not in case:  # raised while building
+    if case.get("raised") == "building":
         error_type = getattr(tf.errors, expected[0], None) or getattr(builtins, expected[0])
         with pytest.raises(error_type) as raised:
             _build(case)
@@ -233,3 +235,34 @@ def test_tf_print_prints_variables_as_tensors(capfd):
         sess.run(printed)
         assert sess.run(formatted) == b"<[1 2.5]>"
     assert capfd.readouterr().err == "v: [1 2.5] [[1 2.5]]\n"
+
+
+def test_a_tensorflow_graphdef_with_asserts_and_prints_runs_as_in_tensorflow(capfdbinary):
+    # tf.Assert's guard there is a v1 tf.cond (Switch/Merge) around the op.
+    recorded = _GRAPH_RECORD
+    graph_def = tf.GraphDef()
+    with open(os.path.join(os.path.dirname(_FIXTURE), "logging_graph.pb"), "rb") as file:
+        graph_def.ParseFromString(file.read())
+    tf.import_graph_def(graph_def, name="")
+    graph = tf.get_default_graph()
+    names = recorded["names"]
+    x = graph.get_tensor_by_name("x:0")
+    doubled = graph.get_tensor_by_name(names["doubled"])
+    formatted = graph.get_tensor_by_name(names["formatted"])
+    report = graph.get_operation_by_name(names["report"])
+    check = graph.get_tensor_by_name(names["check"] + ":0")
+    with tf.Session() as sess:
+        for run in recorded["runs"]:
+            capfdbinary.readouterr()
+            got = sess.run([doubled, formatted, report], {x: run["x"]})
+            failure = None
+            try:
+                sess.run(check, {x: run["x"]})
+            except tf.errors.InvalidArgumentError as error:
+                failure = re.sub(r" \(node '[^']*', op Assert\)$", "", error.message)
+            err = capfdbinary.readouterr().err.decode("latin-1")
+            np.testing.assert_array_equal(got[0], run["doubled"])
+            assert got[1].decode("latin-1") == run["formatted"]
+            assert failure == run.get("error")
+            # Print and PrintV2 run side by side: their order may differ.
+            assert sorted(err.splitlines()) == sorted(run["stderr"].splitlines())
