@@ -232,3 +232,19 @@ def test_py_func_has_no_gradient():
 def test_func_must_be_callable():
     with pytest.raises(ValueError, match="Expected func to be callable"):
         tf.py_func(3, [], tf.float32)
+
+
+def test_a_py_func_may_run_the_session_itself_and_many_may_run_in_one_step():
+    constant = tf.constant(5.0)
+    sess = tf.Session()
+
+    def nested(value):
+        return (value + sess.run(constant)).astype(np.float32)
+
+    y = tf.py_func(nested, [tf.constant(1.0)], tf.float32)
+    doubled = [tf.py_func(lambda v: v * 2, [tf.constant(float(i))], tf.float32) for i in range(64)]
+    try:
+        assert sess.run(y) == 6.0
+        assert sess.run(doubled) == [2.0 * i for i in range(64)]
+    finally:
+        sess.close()
