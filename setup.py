@@ -31,6 +31,7 @@ SWIG_DEPENDENCIES = [
     SWIG_INTERFACE,
     os.path.join("swig", "tf_session_helper.h"),
     os.path.join("swig", "checkpoint_reader_helper.h"),
+    os.path.join("swig", "py_func_helper.h"),
     os.path.join("c_api", "c_api.h"),
 ]
 
@@ -132,9 +133,12 @@ extension = Extension(
         os.path.join("swig", "tf_session_helper.cc"),
         os.path.join("swig", "ndarray_tensor.cc"),
         os.path.join("swig", "checkpoint_reader_helper.cc"),
+        os.path.join("swig", "py_func_helper.cc"),
     ],
     depends=SWIG_DEPENDENCIES + [os.path.join("swig", "ndarray_tensor.h")],
-    include_dirs=[ROOT],
+    # build/gen: the generated protobuf headers the runtime's tensor types
+    # include (swig/py_func_helper.cc converts runtime tensors).
+    include_dirs=[ROOT, os.path.join(ROOT, "build", "gen")],
     library_dirs=[os.path.join(ROOT, "build", "lib")],
     libraries=["tensorweave"],
     # The copy of libtensorweave.so sits next to the extension.

@@ -14,6 +14,7 @@
 %{
 #include "c_api/c_api.h"
 #include "swig/ndarray_tensor.h"
+#include "swig/py_func_helper.h"
 #include "swig/tf_session_helper.h"
 
 // How the helper reads the TF_Operation* out of a SWIG pointer object.
@@ -30,6 +31,8 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 %init %{
   if (!tensorweave::InitNumpy()) return NULL;
   tensorweave::SetOperationFromPython(OperationFromPython);
+  // PyFunc kernels call back into Python through this (swig/py_func_helper.h).
+  tensorweave::InstallPyFuncCallback();
 %}
 
 // No stdint.i: it would spell int64_t as `long long` in casts, which is not
@@ -247,7 +250,13 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
   Py_END_ALLOW_THREADS
 }
 
+// ---- py_func (python/tensorweave/ops/script_ops.py names its dispatcher) ----
+// Runs take no GIL (TW_SessionRunCallable_wrapper releases it), so a PyFunc
+// kernel on an inter-op thread can take it to call Python.
+%unignore TW_SetPyFuncDispatcher;
+
 %include "c_api/c_api.h"
 %include "swig/tf_session_helper.h"
+%include "swig/py_func_helper.h"
 
 %unignoreall

@@ -87,7 +87,17 @@ globals().update(_api_export.exported_names())
 
 # Namespaces (tf.nn, tf.train, tf.layers, ...) are modules of this package;
 # tf.math and tf.nn fill themselves from the same declarations.
-_API_NAMESPACES = ("nn", "train", "layers", "losses", "initializers", "random", "math")
+_API_NAMESPACES = (
+    "nn",
+    "train",
+    "layers",
+    "losses",
+    "initializers",
+    "random",
+    "math",
+    "debugging",
+    "strings",
+)
 for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")
 
