@@ -30,11 +30,9 @@ def switch(data, pred, dtype=None, name=None):
     with ops.name_scope(name, "Switch", [data, pred]) as scope:
         data = ops.convert_to_tensor(data, dtype=dtype, name="data", as_ref=True)
         pred = ops.convert_to_tensor(pred, name="pred")
-        op_type = "RefSwitch" if _is_ref(data) else "Switch"
-        op = _graph_of([data, pred]).create_op(
-            op_type, [data, pred], attrs={"T": data.dtype.base_dtype}, name=scope
-        )
-        return op.outputs[0], op.outputs[1]
+        if _is_ref(data):
+            return _two_outputs("RefSwitch", [data, pred], {"T": data.dtype.base_dtype}, scope)
+        return _two_outputs("Switch", [data, pred], {"T": data.dtype.base_dtype}, scope)
 
 
 def ref_switch(data, pred, name=None):
@@ -42,10 +40,14 @@ def ref_switch(data, pred, name=None):
     with ops.name_scope(name, "RefSwitch", [data, pred]) as scope:
         data = ops.convert_to_tensor(data, name="data", as_ref=True)
         pred = ops.convert_to_tensor(pred, name="pred")
-        op = _graph_of([data, pred]).create_op(
-            "RefSwitch", [data, pred], attrs={"T": data.dtype.base_dtype}, name=scope
-        )
-        return op.outputs[0], op.outputs[1]
+        return _two_outputs("RefSwitch", [data, pred], {"T": data.dtype.base_dtype}, scope)
+
+
+def _two_outputs(op_type, inputs, attrs, scope):
+    """Creates a Switch or Merge and returns its two outputs."""
+    flat = [t for item in inputs for t in (item if isinstance(item, list) else [item])]
+    op = _graph_of(flat).create_op(op_type, inputs, attrs=attrs, name=scope)
+    return op.outputs[0], op.outputs[1]
 
 
 def _switch_ref_or_tensor(data, pred, name="Switch"):
@@ -62,14 +64,10 @@ def merge(inputs, name=None):
         raise ValueError(f"At least one of the merge inputs is None: {inputs}")
     with ops.name_scope(name, "Merge", inputs) as scope:
         inputs = [ops.convert_to_tensor(value, as_ref=True) for value in inputs]
-        op_type = "RefMerge" if all(_is_ref(value) for value in inputs) else "Merge"
-        op = _graph_of(inputs).create_op(
-            op_type,
-            [inputs],
-            attrs={"T": inputs[0].dtype.base_dtype, "N": len(inputs)},
-            name=scope,
-        )
-        return op.outputs[0], op.outputs[1]
+        attrs = {"T": inputs[0].dtype.base_dtype, "N": len(inputs)}
+        if all(_is_ref(value) for value in inputs):
+            return _two_outputs("RefMerge", [inputs], attrs, scope)
+        return _two_outputs("Merge", [inputs], attrs, scope)
 
 
 def _enter(
@@ -83,40 +81,40 @@ def _enter(
 ):
     """Makes `data` available in the child frame `frame_name`."""
     data = ops.convert_to_tensor(data, as_ref=True)
-    op_type = "RefEnter" if _is_ref(data) and use_ref else "Enter"
+    attrs = {
+        "T": data.dtype.base_dtype,
+        "frame_name": frame_name,
+        "is_constant": bool(is_constant),
+        "parallel_iterations": int(parallel_iterations),
+    }
     with ops.name_scope(name, "Enter", [data]) as scope:
-        result = make_op(
-            op_type,
-            [data],
-            {
-                "T": data.dtype.base_dtype,
-                "frame_name": frame_name,
-                "is_constant": bool(is_constant),
-                "parallel_iterations": int(parallel_iterations),
-            },
-            scope,
-        )
+        if _is_ref(data) and use_ref:
+            result = make_op("RefEnter", [data], attrs, scope)
+        else:
+            result = make_op("Enter", [data], attrs, scope)
     if use_input_shape:
         result.set_shape(data.shape)
     return result
 
 
-def exit(data, name=None):  # noqa: A001 - TensorFlow's name
+def exit(data, name=None):
     """Hands `data` from a frame back to its parent frame."""
     with ops.name_scope(name, "Exit", [data]) as scope:
         data = ops.convert_to_tensor(data, as_ref=True)
-        op_type = "RefExit" if _is_ref(data) else "Exit"
-        return make_op(op_type, [data], {"T": data.dtype.base_dtype}, scope)
+        if _is_ref(data):
+            return make_op("RefExit", [data], {"T": data.dtype.base_dtype}, scope)
+        return make_op("Exit", [data], {"T": data.dtype.base_dtype}, scope)
 
 
 def _next_iteration(data, name=None):
     with ops.name_scope(name, "NextIteration", [data]) as scope:
         data = ops.convert_to_tensor(data, as_ref=True)
-        op_type = "RefNextIteration" if _is_ref(data) else "NextIteration"
-        return make_op(op_type, [data], {"T": data.dtype.base_dtype}, scope)
+        if _is_ref(data):
+            return make_op("RefNextIteration", [data], {"T": data.dtype.base_dtype}, scope)
+        return make_op("NextIteration", [data], {"T": data.dtype.base_dtype}, scope)
 
 
-def loop_cond(input, name=None):  # noqa: A002 - TensorFlow's name
+def loop_cond(input, name=None):
     """The predicate of a while loop: whether another iteration runs."""
     with ops.name_scope(name, "LoopCond", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
@@ -124,11 +122,11 @@ def loop_cond(input, name=None):  # noqa: A002 - TensorFlow's name
 
 
 def _identity(tensor, name=None):
-    """Identity, or RefIdentity for a reference."""
+    """Identity (of a reference too: it reads the value; the runtime has no
+    RefIdentity)."""
     tensor = ops.convert_to_tensor(tensor, as_ref=True)
     with ops.name_scope(name, "Identity", [tensor]) as scope:
-        op_type = "RefIdentity" if _is_ref(tensor) else "Identity"
-        return make_op(op_type, [tensor], {"T": tensor.dtype.base_dtype}, scope)
+        return make_op("Identity", [tensor], {"T": tensor.dtype.base_dtype}, scope)
 
 
 def _graph_of(tensors):
@@ -159,14 +157,18 @@ def group(*inputs, **kwargs):
 
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`'s value, produced only after `dependencies` ran."""
-    with ops.name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
-        with ops.colocate_with(output_tensor), ops.control_dependencies(dependencies):
-            output_tensor = ops.convert_to_tensor(output_tensor)
-            return _identity(output_tensor, name=scope)
+    values = list(dependencies) + [output_tensor]
+    with (
+        ops.name_scope(name, "control_dependency", values) as scope,
+        ops.colocate_with(output_tensor),
+        ops.control_dependencies(dependencies),
+    ):
+        output_tensor = ops.convert_to_tensor(output_tensor)
+        return _identity(output_tensor, name=scope)
 
 
 @tf_export("tuple")
-def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TensorFlow's name
+def tuple(tensors, name=None, control_inputs=None):
     """The `tensors` (None entries stay None), each available only once all
     of them (and `control_inputs`) are computed."""
     with ops.name_scope(name, "tuple", [t for t in tensors if t is not None]):
