@@ -30,12 +30,13 @@ def _assert_op():
 
 def _assert_at_most_n_true(predicates, n, message):
     """An Assert that at most `n` of the bool scalars `predicates` are true."""
+    assert_op = _assert_op()
     stacked = array_ops.stack(predicates, name="preds_c")
-    num_true = math_ops.reduce_sum(math_ops.cast(stacked, dtypes.int32), name="num_true_conds")
+    num_true = math_ops.reduce_sum(array_ops.cast(stacked, dtypes.int32), name="num_true_conds")
     condition = math_ops.less_equal(num_true, constant_op.constant(n, name="n_true_conds"))
     names = ", ".join(getattr(p, "name", "?") for p in predicates)
     data = [f"{message}: more than {n} conditions ({names}) evaluated as True:", stacked]
-    return _assert_op()(condition, data=data, summarize=len(predicates))
+    return assert_op(condition, data=data, summarize=len(predicates))
 
 
 def _default_action(predicates, actions):
@@ -46,6 +47,7 @@ def _default_action(predicates, actions):
     other_predicates, other_actions = predicates[:last], actions[:last]
 
     def default_action():
+        assert_op = _assert_op()
         others_message = (
             f"Implementation error: selected default action #{last} was called, but some "
             "of other predicates are True: "
@@ -57,7 +59,7 @@ def _default_action(predicates, actions):
         with ops.control_dependencies(
             [
                 _assert_at_most_n_true(other_predicates, n=0, message=others_message),
-                _assert_op()(predicate, data=default_message),
+                assert_op(predicate, data=default_message),
             ]
         ):
             return action()
@@ -101,6 +103,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     predicates, actions = _verify_and_canonicalize(pred_fn_pairs)
     if default is not None and not callable(default):
         raise TypeError("'default' must be callable.")
+    if default is None or exclusive:
+        _assert_op()  # before anything is built
     with ops.name_scope(name, "case", list(predicates)):
         if default is None:
             if not predicates:
