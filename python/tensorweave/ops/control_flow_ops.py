@@ -87,10 +87,12 @@ def _enter(
         "is_constant": bool(is_constant),
         "parallel_iterations": int(parallel_iterations),
     }
-    with ops.name_scope(name, "Enter", [data]) as scope:
-        if _is_ref(data) and use_ref:
+    # Named after the op type unless named, as TensorFlow's generated wrappers do.
+    if _is_ref(data) and use_ref:
+        with ops.name_scope(name, "RefEnter", [data]) as scope:
             result = make_op("RefEnter", [data], attrs, scope)
-        else:
+    else:
+        with ops.name_scope(name, "Enter", [data]) as scope:
             result = make_op("Enter", [data], attrs, scope)
     if use_input_shape:
         result.set_shape(data.shape)
@@ -99,18 +101,20 @@ def _enter(
 
 def exit(data, name=None):
     """Hands `data` from a frame back to its parent frame."""
-    with ops.name_scope(name, "Exit", [data]) as scope:
-        data = ops.convert_to_tensor(data, as_ref=True)
-        if _is_ref(data):
+    data = ops.convert_to_tensor(data, as_ref=True)
+    if _is_ref(data):
+        with ops.name_scope(name, "RefExit", [data]) as scope:
             return make_op("RefExit", [data], {"T": data.dtype.base_dtype}, scope)
+    with ops.name_scope(name, "Exit", [data]) as scope:
         return make_op("Exit", [data], {"T": data.dtype.base_dtype}, scope)
 
 
 def _next_iteration(data, name=None):
-    with ops.name_scope(name, "NextIteration", [data]) as scope:
-        data = ops.convert_to_tensor(data, as_ref=True)
-        if _is_ref(data):
+    data = ops.convert_to_tensor(data, as_ref=True)
+    if _is_ref(data):
+        with ops.name_scope(name, "RefNextIteration", [data]) as scope:
             return make_op("RefNextIteration", [data], {"T": data.dtype.base_dtype}, scope)
+    with ops.name_scope(name, "NextIteration", [data]) as scope:
         return make_op("NextIteration", [data], {"T": data.dtype.base_dtype}, scope)
 
 
