@@ -10,6 +10,7 @@ Python number, None is a leaf too).
 """
 
 import collections
+import reprlib
 
 
 def is_nested(value):
@@ -83,17 +84,32 @@ def pack_sequence_as(structure, flat_sequence):
     if count != len(flat_sequence):
         raise ValueError(
             f"Could not pack sequence. Structure had {count} atoms, but "
-            f"flat_sequence had {len(flat_sequence)} items. Structure: {structure}, "
-            f"flat_sequence: {flat_sequence}."
+            f"flat_sequence had {len(flat_sequence)} items. Structure: {_show(structure)}, "
+            f"flat_sequence: {_show(flat_sequence)}."
         )
     position = iter(flat_sequence)
+    # Rebuilt bottom up with an explicit stack: deep structures do not hit
+    # Python's recursion limit. Each entry: (template, its children, built).
+    stack = [(structure, iter(_children(structure)), [])]
+    while True:
+        template, children, built = stack[-1]
+        child = next(children, _END)
+        if child is _END:
+            stack.pop()
+            value = _rebuild(template, built)
+            if not stack:
+                return value
+            stack[-1][2].append(value)
+        elif is_nested(child):
+            stack.append((child, iter(_children(child)), []))
+        else:
+            built.append(next(position))
 
-    def pack(template):
-        if not is_nested(template):
-            return next(position)
-        return _rebuild(template, [pack(child) for child in _children(template)])
 
-    return pack(structure)
+def _show(structure):
+    """A structure for an error message, cut short (a deep one's full repr
+    would recurse past Python's limit)."""
+    return reprlib.repr(structure)
 
 
 def _kind(value):
@@ -116,7 +132,7 @@ def assert_same_structure(first, second, check_types=True):
         if is_nested(a) != is_nested(b):
             raise ValueError(
                 "The two structures don't have the same nested structure.\n\n"
-                f"First structure: {first}\n\nSecond structure: {second}"
+                f"First structure: {_show(first)}\n\nSecond structure: {_show(second)}"
             )
         if not is_nested(a):
             continue
@@ -133,9 +149,9 @@ def assert_same_structure(first, second, check_types=True):
         if len(a) != len(b):
             raise ValueError(
                 "The two structures don't have the same nested structure.\n\n"
-                f"First structure: {first}\n\nSecond structure: {second}\n\n"
-                f"More specifically: Substructure {a} has length {len(a)}, while "
-                f"{b} has length {len(b)}"
+                f"First structure: {_show(first)}\n\nSecond structure: {_show(second)}\n\n"
+                f"More specifically: Substructure {_show(a)} has length {len(a)}, while "
+                f"{_show(b)} has length {len(b)}"
             )
         pairs.extend(zip(_children(a), _children(b)))
 
