@@ -7,9 +7,17 @@ give the same nodes: the same names, op types, data inputs in order, control
 inputs, and the frame attrs of every Enter; and run to the outputs
 TensorFlow recorded. A GraphDef we build also round-trips through
 import_graph_def and runs the same.
+
+The programs of tests/fixtures/control_flow_programs.py (control
+dependencies, variables, shape invariants, maximum_iterations, nested loop
+variables, tf.case) are compared the same way with what
+tests/fixtures/record_control_flow_builders.py recorded from TensorFlow into
+tf_control_flow/builders.json.
 """
 
+import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -178,3 +186,49 @@ def test_graph_def_we_build_round_trips_through_import(name):
             results = sess.run(fetches, feed_dict=feeds)
             for fetch, result in zip(fetches, results):
                 np.testing.assert_allclose(result, expected[fetch], rtol=1e-6)
+
+
+# --- the programs of tests/fixtures/control_flow_programs.py ------------------------
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures"))
+import control_flow_programs
+
+with open(os.path.join(FIXTURES, "builders.json")) as _f:
+    BUILDERS = json.load(_f)["programs"]
+
+
+def test_every_program_is_recorded():
+    assert sorted(BUILDERS) == sorted(control_flow_programs.PROGRAMS)
+
+
+@pytest.mark.parametrize("name", sorted(control_flow_programs.PROGRAMS))
+def test_program_builds_the_control_flow_nodes_tensorflow_builds(name):
+    graph = tf.Graph()
+    with graph.as_default():
+        control_flow_programs.PROGRAMS[name](tf)
+    ours = control_flow_programs.control_flow_nodes(graph.as_graph_def())
+    theirs = BUILDERS[name]["nodes"]
+    assert theirs, "nothing recorded"
+    assert sorted(ours) == sorted(theirs)
+    for node_name, expected in theirs.items():
+        assert ours[node_name] == expected, node_name
+
+
+@pytest.mark.parametrize("name", sorted(control_flow_programs.PROGRAMS))
+def test_program_computes_what_tensorflow_recorded(name):
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches, _ = control_flow_programs.PROGRAMS[name](tf)
+        init = tf.global_variables_initializer()
+    for recorded in BUILDERS[name]["runs"]:
+        feeds = {
+            tensor: np.array(entry["value"], entry["dtype"])
+            for tensor, entry in recorded["feeds"].items()
+        }
+        with tf.Session(graph=graph) as sess:
+            sess.run(init)
+            results = sess.run(fetches, feed_dict=feeds)
+        for fetch, result in zip(fetches, results):
+            expected = recorded["fetches"][fetch]
+            assert np.asarray(result).dtype.name == expected["dtype"], fetch
+            np.testing.assert_allclose(result, expected["value"], rtol=1e-6, err_msg=fetch)
