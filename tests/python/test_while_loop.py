@@ -321,3 +321,37 @@ def test_deeply_nested_loop_variable_structure():
     assert run(unwrap(result)) == 4
     with pytest.raises(ValueError, match="same nested structure"):
         tf.while_loop(lambda s: unwrap(s) < 4, lambda s: [rewrap(unwrap(s))[0]], [structure])
+
+
+def test_a_value_from_inside_a_loop_is_refused_outside_it():
+    leaked = []
+
+    def body(i):
+        leaked.append(i * 2)
+        return i + 1
+
+    tf.while_loop(lambda i: i < 3, body, [0])
+    with pytest.raises(ValueError, match="because 'while/mul' is in a while loop"):
+        tf.identity(leaked[0])
+
+
+def test_a_value_from_one_loop_is_refused_in_another():
+    leaked = []
+
+    def first_body(i):
+        leaked.append(i * 2)
+        return i + 1
+
+    tf.while_loop(lambda i: i < 3, first_body, [0])
+    with pytest.raises(ValueError, match="because they are in different while loops"):
+        tf.while_loop(lambda i: i < 3, lambda i: i + leaked[0], [0])
+
+
+def test_an_outer_loop_value_is_usable_in_an_inner_loop():
+    def outer_body(i, total):
+        doubled = i * 2
+        _, inner = tf.while_loop(lambda j, t: j < 2, lambda j, t: (j + 1, t + doubled), [0, 0])
+        return i + 1, total + inner
+
+    _, total = tf.while_loop(lambda i, t: i < 4, outer_body, [0, 0])
+    assert run(total) == sum(2 * (2 * i) for i in range(4))

@@ -590,10 +590,15 @@ class Graph:
         with self._lock:
             controls = list(control_inputs) + self._control_inputs_for(input_ops)
             context = self._control_flow_context
-            if context is not None:
-                # Inside tf.cond / tf.while_loop, values from outside come in
-                # through the context's Switch or Enter (control_flow_context.py).
-                inputs, controls = context._route_inputs(op_type, inputs, controls)
+            if context is not None or any(op._control_flow_context is not None for op in input_ops):
+                # tf.cond / tf.while_loop (ops/control_flow_context.py): values
+                # from outside a context come in through its Switch or Enter,
+                # and a value from inside a loop is refused outside it.
+                from tensorweave.ops import control_flow_context
+
+                inputs, controls = control_flow_context.prepare_op(
+                    context, op_type, name, inputs, controls
+                )
             c_inputs = [
                 [t._tf_output for t in item] if isinstance(item, (list, tuple)) else item._tf_output
                 for item in inputs

@@ -25,6 +25,19 @@ from tensorweave.ops import control_flow_ops
 from tensorweave.ops import control_flow_util as util
 
 
+def prepare_op(context, op_type, op_name, inputs, control_inputs):
+    """What Graph.create_op calls before creating an op in `context` (None at
+    the top level) or reading a value made in one: checks every input may be
+    used there, then lets the context route them. Returns (inputs, control
+    inputs) to create the op with."""
+    for item in inputs:
+        for tensor in item if isinstance(item, (list, tuple)) else [item]:
+            util.check_input_from_valid_context(op_type, op_name, context, tensor.op)
+    if context is None:
+        return inputs, control_inputs
+    return context._route_inputs(op_type, inputs, control_inputs)
+
+
 def map_inputs(inputs, function):
     """`function` applied to each tensor of an op's inputs, where an entry
     may be a list of tensors (a list input such as Merge's)."""

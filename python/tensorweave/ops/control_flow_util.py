@@ -69,3 +69,35 @@ def graph_has_while_loop(ops):
     return any(
         get_while_context(op) is not None or op.type in _EXIT_TYPES | _ENTER_TYPES for op in ops
     )
+
+
+def _containing_while_context(context):
+    return context.get_while_context() if context is not None else None
+
+
+def check_input_from_valid_context(op_type, op_name, op_context, input_op):
+    """ValueError (TensorFlow's message) when an op named `op_name` made in
+    `op_context` may not read an output of `input_op`: a value made inside a
+    while loop exists once per iteration, so only that loop (or a loop
+    nested in it) can use it; outside, it must leave through the loop's
+    result. Values from conds may be read anywhere (TensorFlow allows it;
+    the reader is dead when the branch is not taken)."""
+    input_context = get_output_context(input_op)
+    if input_context is None or input_context is op_context:
+        return
+    while_context = _containing_while_context(op_context)
+    input_while_context = _containing_while_context(input_context)
+    if while_context is None:
+        # The Enter and Switch ops the contexts make are built outside them.
+        if input_while_context is None or op_type in _ENTER_TYPES | _SWITCH_TYPES:
+            return
+        raise ValueError(
+            f"Cannot use '{input_op.name}' as input to '{op_name}' because "
+            f"'{input_op.name}' is in a while loop."
+        )
+    if is_containing_context(while_context, input_while_context):
+        return
+    raise ValueError(
+        f"Cannot use '{input_op.name}' as input to '{op_name}' because they are in "
+        "different while loops."
+    )
