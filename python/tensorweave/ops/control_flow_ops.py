@@ -192,9 +192,8 @@ def tuple(tensors, name=None, control_inputs=None):
                     f"Received: {type(control)}"
                 )
             gating_ops.append(control)
-        # One gate per op, in creation order, so the graph is the same every time.
-        order = {op: i for i, op in enumerate(ops.get_default_graph()._operations)}
-        gating_ops = sorted(set(gating_ops), key=lambda op: order.get(op, -1))
+        # Each op once, in the order given: the same graph every time.
+        gating_ops = list(dict.fromkeys(gating_ops))
         if not gating_ops:
             raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
         gate = group(*gating_ops)
