@@ -9,6 +9,7 @@ import collections
 import numpy as np
 import pytest
 import tensorweave as tf
+from tensorweave.ops import control_flow_ops
 
 State = collections.namedtuple("State", ["step", "value"])
 
@@ -355,3 +356,22 @@ def test_an_outer_loop_value_is_usable_in_an_inner_loop():
 
     _, total = tf.while_loop(lambda i, t: i < 4, outer_body, [0, 0])
     assert run(total) == sum(2 * (2 * i) for i in range(4))
+
+
+def test_update_input_rewires_an_operation_through_TF_UpdateEdge():
+    a = tf.placeholder(tf.float32, [2], name="a")
+    b = tf.placeholder(tf.float32, [None], name="b")
+    flag = tf.placeholder(tf.bool, [], name="flag")
+    merged, _ = control_flow_ops.merge([a, a])
+    assert merged.shape.as_list() == [2]
+    merged.op._update_input(1, b)
+    assert [t.name for t in merged.op.inputs] == ["a:0", "b:0"]
+    # The Merge's shape is inferred again from its new inputs.
+    assert merged.shape.as_list() == [None]
+    with pytest.raises(ValueError, match="type bool"):
+        merged.op._update_input(1, flag)
+    with pytest.raises(ValueError, match="incompatible shapes"):
+        merged.op._update_input(0, tf.placeholder(tf.float32, [3]))
+    with pytest.raises(tf.errors.OutOfRangeError, match="Cannot update edge"):
+        merged.op._update_input(2, a)
+    assert [t.name for t in merged.op.inputs] == ["a:0", "b:0"]
