@@ -9,7 +9,7 @@ import collections
 import numpy as np
 import pytest
 import tensorweave as tf
-from tensorweave.ops import control_flow_ops
+from tensorweave.ops import control_flow_context, control_flow_ops
 
 State = collections.namedtuple("State", ["step", "value"])
 
@@ -375,3 +375,34 @@ def test_update_input_rewires_an_operation_through_TF_UpdateEdge():
     with pytest.raises(tf.errors.OutOfRangeError, match="Cannot update edge"):
         merged.op._update_input(2, a)
     assert [t.name for t in merged.op.inputs] == ["a:0", "b:0"]
+
+
+class Box:
+    """A value that travels through control flow as one tensor, its flow,
+    the way tf.TensorArray does."""
+
+    def __init__(self, flow, label):
+        self.flow = flow
+        self.label = label
+
+
+control_flow_context.register_flow_type(
+    Box, lambda box: box.flow, lambda box, flow: Box(flow, box.label)
+)
+
+
+def test_registered_flow_types_travel_through_loops_and_conds():
+    seen_in_body = []
+
+    def body(i, box):
+        seen_in_body.append(box)
+        return i + 1, Box(box.flow * 2.0, box.label)
+
+    _, box = tf.while_loop(lambda i, box: i < 5, body, [0, Box(tf.constant(1.0), "acc")])
+    assert isinstance(seen_in_body[0], Box) and seen_in_body[0].flow.op.type == "Identity"
+    assert isinstance(box, Box) and box.label == "acc" and box.flow.op.type == "Exit"
+    p = tf.placeholder(tf.bool, [])
+    chosen = tf.cond(p, lambda: Box(box.flow + 1.0, "t"), lambda: Box(box.flow, "f"))
+    assert isinstance(chosen, Box) and chosen.label == "t" and chosen.flow.op.type == "Merge"
+    assert run(box.flow) == pytest.approx(32.0)
+    assert run(chosen.flow, {p: True}) == pytest.approx(33.0)

@@ -10,7 +10,7 @@ from tensorweave.framework import ops
 from tensorweave.framework.api_export import tf_export
 from tensorweave.ops import array_ops, control_flow_ops
 from tensorweave.ops import control_flow_nest as nest
-from tensorweave.ops.control_flow_context import CondContext
+from tensorweave.ops.control_flow_context import CondContext, from_flow
 
 COND_CONTEXT = "cond_context"  # GraphKeys.COND_CONTEXT in TensorFlow
 
@@ -97,6 +97,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if context_t.outer_context is None:
             ops.add_to_collection(COND_CONTEXT, context_t)
             ops.add_to_collection(COND_CONTEXT, context_f)
+        merges = [from_flow(x, m) for x, m in zip(nest.flatten(orig_res_t), merges)]
         merges = nest.pack_sequence_as(orig_res_t, merges)
         if not strict:
             merges = _unpack_if_singleton(merges)

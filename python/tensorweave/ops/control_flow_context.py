@@ -24,6 +24,35 @@ from tensorweave.ops import control_flow_nest as nest
 from tensorweave.ops import control_flow_ops
 from tensorweave.ops import control_flow_util as util
 
+# Value types that travel through conds and loops as one tensor, their flow
+# (tf.TensorArray does): (type, to_flow(value), from_flow(value, flow)).
+_FLOW_TYPES = []
+
+
+def register_flow_type(value_type, to_flow, from_flow):
+    """Lets values of `value_type` be loop variables, branch results and
+    loop results: tf.cond and tf.while_loop carry `to_flow(value)` (a
+    Tensor) and hand back `from_flow(value, new_flow)`, a value like
+    `value` whose flow is `new_flow` (TensorFlow does this for TensorArray)."""
+    _FLOW_TYPES.append((value_type, to_flow, from_flow))
+
+
+def to_flow(value):
+    """The tensor a control-flow construct carries for `value`."""
+    for value_type, convert, _ in _FLOW_TYPES:
+        if isinstance(value, value_type):
+            return convert(value)
+    return value
+
+
+def from_flow(original, flow):
+    """What a control-flow construct hands back for `original` now carried
+    as `flow`: `flow` itself unless `original` is of a registered type."""
+    for value_type, _, rebuild in _FLOW_TYPES:
+        if isinstance(original, value_type):
+            return rebuild(original, flow)
+    return flow
+
 
 def prepare_op(context, op_type, op_name, inputs, control_inputs):
     """What Graph.create_op calls before creating an op in `context` (None at
@@ -247,7 +276,7 @@ class CondContext(ControlFlowContext):
         if isinstance(value, ops.Operation):
             # An op stands for "ran": the pivot, once the op has run.
             return control_flow_ops.with_dependencies([value], self._pivot)
-        return self._process_output_tensor(ops.convert_to_tensor(value))
+        return self._process_output_tensor(ops.convert_to_tensor(to_flow(value)))
 
     def build_cond_branch(self, branch_fn):
         """Calls `branch_fn` inside this context: (what it returned, the

@@ -18,7 +18,13 @@ from tensorweave.framework import ops, tensor_shape
 from tensorweave.ops import array_ops, control_flow_ops
 from tensorweave.ops import control_flow_nest as nest
 from tensorweave.ops import control_flow_util as util
-from tensorweave.ops.control_flow_context import ControlFlowContext, has_inputs, map_inputs
+from tensorweave.ops.control_flow_context import (
+    ControlFlowContext,
+    from_flow,
+    has_inputs,
+    map_inputs,
+    to_flow,
+)
 
 
 def shape_less_than_or_equal(shape1, shape2):
@@ -201,7 +207,9 @@ class WhileContext(ControlFlowContext):
                 "tf.while_loop to specify a less-specific shape."
             )
 
-    def _build_loop(self, pred, body, flat_loop_vars, loop_vars_structure, shape_invariants):
+    def _build_loop(
+        self, pred, body, flat_original_vars, flat_loop_vars, loop_vars_structure, shape_invariants
+    ):
         self._values = {x.name for x in flat_loop_vars}
         if self._outer_context is not None:
             real_vars = [self._outer_context.add_value(x) for x in flat_loop_vars]
@@ -235,14 +243,20 @@ class WhileContext(ControlFlowContext):
         merge_vars = [control_flow_ops.merge([x, x])[0] for x in enter_vars]
         self._pivot_for_pred = merge_vars[0]
 
-        packed_vars = nest.pack_sequence_as(loop_vars_structure, merge_vars)
+        # Values carried as flows (tf.TensorArray) are rebuilt around them.
+        packed_vars = nest.pack_sequence_as(
+            loop_vars_structure, [from_flow(x, m) for x, m in zip(flat_original_vars, merge_vars)]
+        )
         condition = ops.convert_to_tensor(pred(*packed_vars))
         self._pivot = control_flow_ops.loop_cond(condition, name="LoopCond")
         switch_vars = [control_flow_ops._switch_ref_or_tensor(x, self._pivot) for x in merge_vars]
 
         vars_for_body = [control_flow_ops._identity(x[1]) for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
-        packed_vars_for_body = nest.pack_sequence_as(loop_vars_structure, vars_for_body)
+        packed_vars_for_body = nest.pack_sequence_as(
+            loop_vars_structure,
+            [from_flow(x, v) for x, v in zip(flat_original_vars, vars_for_body)],
+        )
         body_result = body(*packed_vars_for_body)
         if not nest.is_nested(body_result):
             body_result = [body_result]
@@ -250,7 +264,7 @@ class WhileContext(ControlFlowContext):
         # and a body usually returns a tuple.
         nest.assert_same_structure(list(packed_vars_for_body), list(body_result))
         original_body_result = body_result
-        result = [ops.convert_to_tensor(x) for x in nest.flatten(body_result)]
+        result = [ops.convert_to_tensor(to_flow(x)) for x in nest.flatten(body_result)]
         if len(merge_vars) != len(result):
             raise ValueError(
                 "Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
@@ -270,8 +284,8 @@ class WhileContext(ControlFlowContext):
     def build_loop(self, pred, body, loop_vars, shape_invariants, return_same_structure):
         """Builds the loop; returns the Exit tensors in the structure of the
         body's result."""
-        loop_vars = nest.map_structure(ops.convert_to_tensor, loop_vars)
-        flat_loop_vars = nest.flatten(loop_vars)
+        flat_original_vars = nest.flatten(loop_vars)
+        flat_loop_vars = [ops.convert_to_tensor(to_flow(x)) for x in flat_original_vars]
         if shape_invariants is None:
             flat_invariants = [x.shape for x in flat_loop_vars]
         else:
@@ -284,11 +298,14 @@ class WhileContext(ControlFlowContext):
         try:
             with self._graph._lock:
                 original_body_result, exit_vars = self._build_loop(
-                    pred, body, flat_loop_vars, loop_vars, flat_invariants
+                    pred, body, flat_original_vars, flat_loop_vars, loop_vars, flat_invariants
                 )
         finally:
             self.exit()
-        packed = nest.pack_sequence_as(original_body_result, exit_vars)
+        flat_result = nest.flatten(original_body_result)
+        packed = nest.pack_sequence_as(
+            original_body_result, [from_flow(x, e) for x, e in zip(flat_result, exit_vars)]
+        )
         if return_same_structure:
             return packed
         return packed[0] if len(exit_vars) == 1 else packed
