@@ -126,3 +126,18 @@ def test_gradient_through_a_loop_inside_a_cond_raises_a_clear_error():
     )
     with pytest.raises(NotImplementedError, match="while/while_context"):
         tf.gradients(r, [x])
+
+
+def test_an_optimizer_minimizes_the_branch_taken():
+    w = tf.Variable(2.0)
+    p = tf.placeholder(tf.bool, [])
+    loss = tf.cond(p, lambda: tf.square(w - 5.0), lambda: tf.square(w + 1.0))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(100):
+            sess.run(train, {p: True})
+        assert sess.run(w) == pytest.approx(5.0, abs=1e-4)
+        for _ in range(100):
+            sess.run(train, {p: False})
+        assert sess.run(w) == pytest.approx(-1.0, abs=1e-4)
