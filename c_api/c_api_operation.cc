@@ -333,6 +333,12 @@ void TF_UpdateEdge(TF_Graph* graph, TF_Output new_src, TF_Input dst, TF_Status* 
     Node* src = c_api::ToNode(new_src.oper);
     Node* dst_node = c_api::ToNode(dst.oper);
     std::lock_guard<std::mutex> lock(graph->mu);
+    for (const Node* node : {src, dst_node}) {
+      if (graph->graph.FindNodeId(node->id()) != node) {
+        return c_api::Set(status, errors::InvalidArgument("Cannot update edge: '", node->name(),
+                                                          "' is not an operation of this graph"));
+      }
+    }
     if (new_src.index < 0 || new_src.index >= src->num_outputs()) {
       return c_api::Set(status,
                         errors::OutOfRange("Cannot update edge. Output index [", new_src.index,

@@ -135,3 +135,21 @@ def test_TF_UpdateEdge_rejects_null_operations(api, lib, graph):
     with pytest.raises(CApiError) as error:
         update_edge(api, graph, api.ffi.NULL, 0, x, 0)
     assert error.value.code == CODES["INVALID_ARGUMENT"]
+
+
+def test_TF_UpdateEdge_rejects_operations_of_another_graph(api, lib, graph):
+    x = api.placeholder(graph, "x")
+    identity = api.op(graph, "Identity", "identity", [(x, 0)], {"T": ("type", TF_FLOAT)})
+    other = lib.TF_NewGraph()
+    try:
+        y = api.placeholder(other, "y")
+        other_identity = api.op(other, "Identity", "other", [(y, 0)], {"T": ("type", TF_FLOAT)})
+        for src, dst in ((y, identity), (x, other_identity)):
+            with pytest.raises(CApiError) as error:
+                update_edge(api, graph, src, 0, dst, 0)
+            assert error.value.code == CODES["INVALID_ARGUMENT"]
+            assert "is not an operation of this graph" in error.value.message
+        assert input_of(api, identity, 0) == ("x", 0)
+        assert input_of(api, other_identity, 0) == ("y", 0)
+    finally:
+        lib.TF_DeleteGraph(other)
