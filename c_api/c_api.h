@@ -550,6 +550,21 @@ TF_CAPI_EXPORT extern void TF_SetAttrValueProto(TF_OperationDescription* desc,
 TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperation(TF_OperationDescription* desc,
                                                        TF_Status* status);
 
+/* Update edge, switch input/ output in a node: input `dst` of an operation
+ * already in the graph takes `new_src` instead of what it took so far. This
+ * is how a while loop's Merge, built with its Enter twice, gets the
+ * NextIteration back edge:
+ *
+ *   TF_UpdateEdge(graph, (TF_Output){next_iteration, 0},
+ *                 (TF_Input){merge, 1}, status);
+ *
+ * The new source must have the input's dtype and a shape compatible with the
+ * old source's (TF_INVALID_ARGUMENT otherwise); an index out of range is
+ * TF_OUT_OF_RANGE. The operation's output shapes are inferred again from
+ * its new inputs. On error the graph is unchanged. */
+TF_CAPI_EXPORT extern void TF_UpdateEdge(TF_Graph* graph, TF_Output new_src, TF_Input dst,
+                                         TF_Status* status);
+
 /* ---- Inspecting operations. Returned strings belong to the graph. ---- */
 
 /* The operation's name, e.g. "dense/MatMul". */

@@ -1,5 +1,7 @@
 // Building operations: TF_NewOperation, inputs and attribute setters collect
 // the arguments of tensorweave::BuildNode, which TF_FinishOperation calls.
+// TF_UpdateEdge rewires an input of an operation already in the graph (the
+// back edge of a while loop).
 #include <cstring>
 #include <utility>
 
@@ -8,7 +10,9 @@
 
 using tensorweave::AttrValue;
 using tensorweave::DataType;
+using tensorweave::Edge;
 using tensorweave::Node;
+using tensorweave::PartialTensorShape;
 using tensorweave::Status;
 using tensorweave::Tensor;
 using tensorweave::TensorShapeProto;
@@ -317,6 +321,81 @@ TF_Operation* TF_FinishOperation(TF_OperationDescription* desc, TF_Status* statu
     }
     c_api::Set(status, Status::OK());
     return c_api::ToOperation(node);
+  });
+}
+
+void TF_UpdateEdge(TF_Graph* graph, TF_Output new_src, TF_Input dst, TF_Status* status) {
+  c_api::GuardVoid(status, [&] {
+    if (graph == nullptr || new_src.oper == nullptr || dst.oper == nullptr) {
+      return c_api::Set(status,
+                        errors::InvalidArgument("TF_UpdateEdge needs a graph and two operations"));
+    }
+    Node* src = c_api::ToNode(new_src.oper);
+    Node* dst_node = c_api::ToNode(dst.oper);
+    std::lock_guard<std::mutex> lock(graph->mu);
+    for (const Node* node : {src, dst_node}) {
+      if (graph->graph.FindNodeId(node->id()) != node) {
+        return c_api::Set(status, errors::InvalidArgument("Cannot update edge: '", node->name(),
+                                                          "' is not an operation of this graph"));
+      }
+    }
+    if (new_src.index < 0 || new_src.index >= src->num_outputs()) {
+      return c_api::Set(status,
+                        errors::OutOfRange("Cannot update edge. Output index [", new_src.index,
+                                           "] is greater than the number of total "
+                                           "outputs [",
+                                           src->num_outputs(), "]."));
+    }
+    if (dst.index < 0 || dst.index >= dst_node->num_inputs()) {
+      return c_api::Set(status, errors::OutOfRange("Cannot update edge. Input index [", dst.index,
+                                                   "] is greater than the number of total "
+                                                   "inputs [",
+                                                   dst_node->num_inputs(), "]."));
+    }
+    const Edge* old_edge = nullptr;
+    Status found = dst_node->input_edge(dst.index, &old_edge);
+    if (!found.ok()) return c_api::Set(status, errors::InvalidArgument(found.message()));
+    // The new value must fit where the old one went: the same dtype and a
+    // compatible shape. Both are checked before anything changes.
+    if (!tensorweave::IsCompatibleEdgeType(src->output_type(new_src.index),
+                                           dst_node->input_type(dst.index))) {
+      return c_api::Set(
+          status, errors::InvalidArgument(
+                      "Cannot update edge: output ", new_src.index, " of '", src->name(),
+                      "' has type ", tensorweave::DataTypeString(src->output_type(new_src.index)),
+                      " but input ", dst.index, " of '", dst_node->name(), "' expects ",
+                      tensorweave::DataTypeString(dst_node->input_type(dst.index))));
+    }
+    PartialTensorShape new_shape, old_shape, merged;
+    Status shapes = graph->refiner.GetShape(src, new_src.index, &new_shape);
+    if (shapes.ok()) {
+      shapes = graph->refiner.GetShape(old_edge->src(), old_edge->src_output(), &old_shape);
+    }
+    if (!shapes.ok()) return c_api::Set(status, std::move(shapes));
+    if (!old_shape.MergeWith(new_shape, &merged).ok()) {
+      return c_api::Set(status, errors::InvalidArgument("Cannot update edge, incompatible shapes: ",
+                                                        new_shape.DebugString(), " and ",
+                                                        old_shape.DebugString(), "."));
+    }
+    Node* old_src = old_edge->src();
+    const int old_index = old_edge->src_output();
+    graph->graph.RemoveEdge(old_edge);
+    Status added = graph->graph.AddEdge(src, new_src.index, dst_node, dst.index);
+    if (added.ok()) {
+      // The operation's shapes follow its new input: a loop's Merge, built
+      // with its Enter twice, relaxes to what Enter and NextIteration share.
+      added = graph->refiner.AddNode(dst_node);
+      const Edge* new_edge = nullptr;
+      if (!added.ok() && dst_node->input_edge(dst.index, &new_edge).ok()) {
+        graph->graph.RemoveEdge(new_edge);
+      }
+    }
+    if (!added.ok()) {
+      // Put the old edge back so a failed update changes nothing.
+      (void)graph->graph.AddEdge(old_src, old_index, dst_node, dst.index);
+      return c_api::Set(status, std::move(added));
+    }
+    c_api::Set(status, Status::OK());
   });
 }
 

@@ -58,6 +58,7 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 %unignore TF_CloseSession;
 %unignore TF_DeleteSession;
 %unignore TW_CreateOperation;
+%unignore TF_UpdateEdge;
 %unignore TW_GraphOperationNames;
 %unignore TW_OperationInputs;
 %unignore TW_OperationControlInputs;
@@ -120,6 +121,18 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 // A graph tensor is the Python tuple (operation, index).
 %typemap(in) TF_Output {
   if (!tensorweave::OutputFromPython($input, &$1)) SWIG_fail;
+}
+
+// An operation's input is the Python tuple (operation, index), like an output.
+%typemap(in) TF_Input {
+  PyObject* oper_object = NULL;
+  int index = 0;
+  if (!PyTuple_Check($input) || !PyArg_ParseTuple($input, "Oi", &oper_object, &index)) {
+    PyErr_Clear();
+    SWIG_exception_fail(SWIG_TypeError, "An input is a tuple (operation, index)");
+  }
+  if (!OperationFromPython(oper_object, &$1.oper)) SWIG_fail;
+  $1.index = index;
 }
 
 // Serialized protos: bytes (None or b"" for nothing).

@@ -40,6 +40,17 @@ Status MergeShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// As TensorFlow: a constant Enter's value is the same in every iteration,
+// so it keeps its shape; a loop variable's shape is unknown here, because
+// tf.while_loop sets it to the loop variable's shape invariant, which may be
+// less specific than the initial value's shape (set_shape only narrows).
+Status EnterShape(InferenceContext* c) {
+  bool is_constant = false;
+  TW_RETURN_IF_ERROR(c->GetAttr("is_constant", &is_constant));
+  c->set_output(0, is_constant ? c->input(0) : PartialTensorShape());
+  return Status::OK();
+}
+
 Status LoopCondShape(InferenceContext* c) {
   PartialTensorShape scalar;
   TW_RETURN_IF_ERROR(c->WithRank(0, 0, &scalar));
@@ -96,7 +107,7 @@ REGISTER_OP("Enter")
     .Attr("frame_name: string")
     .Attr("is_constant: bool = false")
     .Attr("parallel_iterations: int = 10")
-    .SetShapeFn(shape_fns::UnchangedShape)
+    .SetShapeFn(EnterShape)
     .Doc(
         "Makes data available in the child frame frame_name (a while loop's body). A constant "
         "Enter's value is seen by every iteration; parallel_iterations bounds how many "
@@ -109,7 +120,7 @@ REGISTER_OP("RefEnter")
     .Attr("frame_name: string")
     .Attr("is_constant: bool = false")
     .Attr("parallel_iterations: int = 10")
-    .SetShapeFn(shape_fns::UnchangedShape)
+    .SetShapeFn(EnterShape)
     .Doc("Enter for a reference.");
 
 REGISTER_OP("Exit")

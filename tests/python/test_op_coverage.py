@@ -26,29 +26,13 @@ from tensorweave import pywrap_tensorweave
 from tensorweave.framework import gradient_registry
 from tensorweave.proto import op_def_pb2
 
-_CONTROL_FLOW_GRADIENT_LATER = (
-    "the executor runs TF 1.x control flow (issue 9 parts 1-2); gradients through "
-    "tf.cond and tf.while_loop are issue 9 part 4, a later piece"
-)
-_CONTROL_FLOW_WRAPPER_LATER = (
-    "the executor runs TF 1.x control flow (issue 9 parts 1-2); the Python "
-    "builders (tf.cond, tf.while_loop, control_flow_ops) are issue 9 part 3, a later piece"
+_CONTROL_TRIGGER_NO_WRAPPER = (
+    "TensorFlow exposes ControlTrigger only as tf.raw_ops.ControlTrigger (its v1 control "
+    "flow never builds one); the runtime registers it for GraphDefs written by TensorFlow"
 )
 
 # Ops the gradient rule cannot hold for yet, with the reason.
 NO_GRADIENT_YET = {
-    "ControlTrigger": _CONTROL_FLOW_GRADIENT_LATER,
-    "Enter": _CONTROL_FLOW_GRADIENT_LATER,
-    "Exit": _CONTROL_FLOW_GRADIENT_LATER,
-    "LoopCond": _CONTROL_FLOW_GRADIENT_LATER,
-    "Merge": _CONTROL_FLOW_GRADIENT_LATER,
-    "NextIteration": _CONTROL_FLOW_GRADIENT_LATER,
-    "RefEnter": _CONTROL_FLOW_GRADIENT_LATER,
-    "RefExit": _CONTROL_FLOW_GRADIENT_LATER,
-    "RefMerge": _CONTROL_FLOW_GRADIENT_LATER,
-    "RefNextIteration": _CONTROL_FLOW_GRADIENT_LATER,
-    "RefSwitch": _CONTROL_FLOW_GRADIENT_LATER,
-    "Switch": _CONTROL_FLOW_GRADIENT_LATER,
     "MaxPoolGrad": "its gradient (second order through max_pool) needs TensorFlow's "
     "MaxPoolGradGrad kernel, which the runtime does not have; NotDifferentiable would "
     "silently give a zero second derivative",
@@ -56,18 +40,7 @@ NO_GRADIENT_YET = {
 
 # Ops with no public wrapper, with the reason.
 NO_WRAPPER = {
-    "ControlTrigger": _CONTROL_FLOW_WRAPPER_LATER,
-    "Enter": _CONTROL_FLOW_WRAPPER_LATER,
-    "Exit": _CONTROL_FLOW_WRAPPER_LATER,
-    "LoopCond": _CONTROL_FLOW_WRAPPER_LATER,
-    "Merge": _CONTROL_FLOW_WRAPPER_LATER,
-    "NextIteration": _CONTROL_FLOW_WRAPPER_LATER,
-    "RefEnter": _CONTROL_FLOW_WRAPPER_LATER,
-    "RefExit": _CONTROL_FLOW_WRAPPER_LATER,
-    "RefMerge": _CONTROL_FLOW_WRAPPER_LATER,
-    "RefNextIteration": _CONTROL_FLOW_WRAPPER_LATER,
-    "RefSwitch": _CONTROL_FLOW_WRAPPER_LATER,
-    "Switch": _CONTROL_FLOW_WRAPPER_LATER,
+    "ControlTrigger": _CONTROL_TRIGGER_NO_WRAPPER,
     "Div": "TensorFlow exposes Div only as tf.raw_ops.Div: tf.div is Python 2 division "
     "(FloorDiv for integers, RealDiv for floats) and tf.divide true division; the runtime "
     "registers Div for GraphDefs written by TensorFlow",

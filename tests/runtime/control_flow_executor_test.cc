@@ -567,11 +567,26 @@ TEST(ControlFlowOpsTest, ShapeFunctions) {
                 .code(),
             Code::INVALID_ARGUMENT);
 
-  for (const char* op :
-       {"Enter", "Exit", "NextIteration", "RefEnter", "RefExit", "RefNextIteration"}) {
+  for (const char* op : {"Exit", "NextIteration", "RefExit", "RefNextIteration"}) {
     out = Shapes(op, 0, {Shape({7, 1})}, &status);
     SESSION_ASSERT_OK(status);
     EXPECT_EQ(out[0].DebugString(), "[7,1]") << op;
+  }
+  // As TensorFlow: a constant Enter keeps its input's shape; a loop
+  // variable's is unknown, so tf.while_loop can give it a shape invariant
+  // less specific than the initial value's shape.
+  for (const char* op : {"Enter", "RefEnter"}) {
+    for (bool is_constant : {true, false}) {
+      NodeDef enter;
+      enter.set_name("enter");
+      enter.set_op(op);
+      SetAttr(&enter, "T", DT_FLOAT);
+      SetAttr(&enter, "frame_name", std::string("loop"));
+      SetAttr(&enter, "is_constant", is_constant);
+      SESSION_ASSERT_OK(shape_inference::RunShapeFunction(enter, *OpRegistry::Global()->LookUp(op),
+                                                          {Shape({7, 1})}, {}, 1, &out));
+      EXPECT_EQ(out[0].DebugString(), is_constant ? "[7,1]" : "<unknown>") << op;
+    }
   }
 }
 

@@ -145,6 +145,9 @@ class Operation:
         self._inputs = None
         self._control_inputs = None
         self._gradient_op_type = None  # set by Graph.gradient_override_map
+        # The tf.cond branch or tf.while_loop body the op was built in (None
+        # at the top level); tensorweave.ops.control_flow_context.
+        self._control_flow_context = None
 
     @property
     def name(self):
@@ -178,6 +181,25 @@ class Operation:
                 for name, index in c_api.TW_OperationInputs(self._c_op)
             )
         return self._inputs
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._control_flow_context = context
+
+    def _update_input(self, index, tensor):
+        """Input `index` now reads `tensor` (TF_UpdateEdge): how a while
+        loop's Merge gets its NextIteration back edge."""
+        self._graph._own(tensor)
+        with self._graph._lock:
+            try:
+                c_api.TF_UpdateEdge(self._graph._c_graph, tensor._tf_output, (self._c_op, index))
+            except errors.InvalidArgumentError as error:
+                raise ValueError(error.message) from None
+            self._inputs = None
+            for output in self._outputs:
+                output._shape = None
 
     @property
     def control_inputs(self):
@@ -284,14 +306,19 @@ class _ControlDependencies:
 
     def __enter__(self):
         if self._control_inputs is None:
+            # As in TensorFlow, None also leaves any tf.cond / tf.while_loop
+            # context: the ops made inside belong to the top level.
             self._saved_stack = self._graph._control_dependencies_stack
             self._graph._control_dependencies_stack = []
+            self._saved_context = self._graph._control_flow_context
+            self._graph._control_flow_context = None
         else:
             self._graph._control_dependencies_stack.append(self)
 
     def __exit__(self, *unused):
         if self._control_inputs is None:
             self._graph._control_dependencies_stack = self._saved_stack
+            self._graph._control_flow_context = self._saved_context
         else:
             self._graph._control_dependencies_stack.remove(self)
 
@@ -310,6 +337,7 @@ class Graph:
         self._scopes = threading.local()
         self._gradient_override_map = {}
         self._container = ""
+        self._control_flow_context = None  # innermost tf.cond / tf.while_loop being built
         self.seed = None
 
     def __del__(self):
@@ -502,6 +530,12 @@ class Graph:
         finally:
             stack.pop()
 
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._control_flow_context = context
+
     def _device_for(self, op_type, name):
         """TensorFlow's order: the innermost scope decides first. A device
         string fills in the fields inner scopes left unset; a device function
@@ -548,17 +582,27 @@ class Graph:
         name = name[:-1] if name.endswith("/") else self.unique_name(name)
         if not _VALID_OP_NAME.fullmatch(name):
             raise ValueError(f"'{name}' is not a valid node name")
-        input_ops = []
-        c_inputs = []
-        for item in inputs:
-            if isinstance(item, (list, tuple)):
-                c_inputs.append([self._own(t)._tf_output for t in item])
-                input_ops.extend(t.op for t in item)
-            else:
-                c_inputs.append(self._own(item)._tf_output)
-                input_ops.append(item.op)
+        input_ops = [
+            self._own(t).op
+            for item in inputs
+            for t in (item if isinstance(item, (list, tuple)) else [item])
+        ]
         with self._lock:
             controls = list(control_inputs) + self._control_inputs_for(input_ops)
+            context = self._control_flow_context
+            if context is not None or any(op._control_flow_context is not None for op in input_ops):
+                # tf.cond / tf.while_loop (ops/control_flow_context.py): values
+                # from outside a context come in through its Switch or Enter,
+                # and a value from inside a loop is refused outside it.
+                from tensorweave.ops import control_flow_context
+
+                inputs, controls = control_flow_context.prepare_op(
+                    context, op_type, name, inputs, controls
+                )
+            c_inputs = [
+                [t._tf_output for t in item] if isinstance(item, (list, tuple)) else item._tf_output
+                for item in inputs
+            ]
             device = self._device_for(op_type, name) if compute_device else ""
             if self._container and attrs and "container" in attrs and not attrs["container"]:
                 attrs = dict(attrs, container=self._container)
@@ -584,6 +628,9 @@ class Graph:
                 # Building is not running: TensorFlow reports bad graphs as ValueError.
                 raise ValueError(error.message) from None
             op = self._add_op(c_op)
+            if context is not None:
+                op._control_flow_context = context
+                context._add_op(op)
             # Kept per op, as TensorFlow's _gradient_op_type attr: the mapping
             # applies to ops created inside the scope, whenever they are differentiated.
             if op_type in self._gradient_override_map:
