@@ -14,23 +14,10 @@ namespace {
 
 constexpr const char kTensorCapsule[] = "tensorweave.TF_Tensor";
 
-// Owned references without the bookkeeping noise.
-struct PyDecref {
-  void operator()(PyObject* object) const { Py_XDECREF(object); }
-};
-using PyRef = std::unique_ptr<PyObject, PyDecref>;
-
 struct StatusDeleter {
   void operator()(TF_Status* status) const { TF_DeleteStatus(status); }
 };
 
-bool InterpreterAlive() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
 
 // Deallocator of a tensor wrapping a fed array: the runtime may drop the
 // last reference on any thread, with or without the GIL, so take it here.
@@ -266,6 +253,14 @@ PyObject* StringTensorToNdarray(TF_Tensor* tensor) {
 }
 
 }  // namespace
+
+bool InterpreterAlive() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
 
 bool InitNumpy() { return _import_array() >= 0; }
 

@@ -9,9 +9,21 @@
 
 #include <Python.h>
 
+#include <memory>
+
 #include "c_api/c_api.h"
 
 namespace tensorweave {
+
+// An owned reference, released with Py_XDECREF (the GIL must be held).
+struct PyDecref {
+  void operator()(PyObject* object) const { Py_XDECREF(object); }
+};
+using PyRef = std::unique_ptr<PyObject, PyDecref>;
+
+// False once the interpreter is shutting down: callbacks from runtime
+// threads must not touch Python objects any more.
+bool InterpreterAlive();
 
 // Imports numpy's C API; false (with a Python error set) when it fails.
 bool InitNumpy();

@@ -11,21 +11,8 @@
 namespace tensorweave {
 namespace {
 
-struct PyDecref {
-  void operator()(PyObject* object) const { Py_XDECREF(object); }
-};
-using PyRef = std::unique_ptr<PyObject, PyDecref>;
-
 // Set once by TW_SetPyFuncDispatcher; read and replaced under the GIL.
 PyObject* dispatcher = nullptr;
-
-bool InterpreterAlive() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
 
 // Holds the GIL for the lifetime of the object, from any thread.
 class WithGil {

@@ -13,11 +13,6 @@ namespace {
 
 OperationFromPythonFn operation_from_python = nullptr;
 
-struct PyDecref {
-  void operator()(PyObject* object) const { Py_XDECREF(object); }
-};
-using PyRef = std::unique_ptr<PyObject, PyDecref>;
-
 struct BufferDeleter {
   void operator()(TF_Buffer* buffer) const { TF_DeleteBuffer(buffer); }
 };

@@ -8,7 +8,6 @@ import collections
 import numpy as np
 import pytest
 import tensorweave as tf
-from tensorweave.framework import api_export
 from tensorweave.ops import control_flow_ops
 
 X = np.array([1.5, -2.0, 4.0], np.float32)
@@ -335,10 +334,6 @@ def test_case_argument_errors(x, p):
         tf.case([(x, lambda: x)], default=lambda: x)
 
 
-_HAS_ASSERT = "Assert" in api_export.exported_names()
-
-
-@pytest.mark.skipif(not _HAS_ASSERT, reason="tf.Assert is helper DBG's piece")
 def test_case_exclusive_asserts_at_most_one_true_predicate():
     v = tf.placeholder(tf.float32, [])
     r = tf.case(
@@ -351,9 +346,12 @@ def test_case_exclusive_asserts_at_most_one_true_predicate():
         run(r, {v: 5.0})
 
 
-@pytest.mark.skipif(_HAS_ASSERT, reason="tf.Assert is available: the checks run")
-def test_case_checks_needing_assert_say_what_is_missing(p, x):
-    with pytest.raises(NotImplementedError, match="tf.Assert"):
-        tf.case([(p, lambda: x)], default=lambda: x, exclusive=True)
-    with pytest.raises(NotImplementedError, match="tf.Assert"):
-        tf.case([(p, lambda: x)])
+def test_case_without_default_checks_that_the_last_predicate_holds():
+    v = tf.placeholder(tf.float32, [])
+    r = tf.case([(v < 10.0, lambda: tf.constant(1.0)), (v < 20.0, lambda: tf.constant(2.0))])
+    assert run(r, {v: 5.0}) == pytest.approx(1.0)
+    assert run(r, {v: 15.0}) == pytest.approx(2.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions evaluated as True"):
+        run(r, {v: 25.0})
+
+

@@ -147,111 +147,90 @@ def test_close_from_another_thread_ends_an_endless_loop():
     assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.CancelledError)
 
 
-def _with_branches_on(graph_def, branch_device, other_device=""):
-    """`graph_def` with every op inside a cond branch (not the Switches and
-    Merges themselves) on `branch_device`: dead tensors of the untaken branch
-    then cross devices both ways."""
-    moved = graph_def.__class__()
-    moved.CopyFrom(graph_def)
-    for node in moved.node:
-        inside = "/" in node.name and node.op not in ("Switch", "Merge")
-        node.device = branch_device if inside else other_device
-    return moved
-
-
-def test_cond_branches_on_another_device_take_dead_tensors_across():
-    config = tf.ConfigProto(device_count={"CPU": 2})
-    for name in ("cond", "nested_cond"):
-        graph = _imported(_with_branches_on(_graph_def(name), "/device:CPU:1", "/device:CPU:0"))
-        with tf.Session(graph=graph, config=config) as sess:
-            _assert_reproduces(sess, name)
-            _assert_reproduces(sess, name)  # every step starts afresh
-
-
-def test_cond_branches_on_another_task_take_dead_tensors_across():
-    ports = free_ports(2)
-    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
-    servers = [tf.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
-    try:
-        for name in ("cond", "nested_cond"):
-            graph_def = _with_branches_on(
-                _graph_def(name), "/job:worker/task:1", "/job:worker/task:0"
-            )
-            with tf.Session(servers[0].target, graph=_imported(graph_def)) as sess:
-                _assert_reproduces(sess, name)
-                # A fetch from the untaken branch, made on the other task.
-                feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
-                if name == "cond":
-                    with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
-                        sess.run("cond/mul:0", feed_dict=feeds)
-    finally:
-        for server in servers:
-            server.stop()
-
-
 _CONTROL_FLOW_OPS = ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")
 
 
-def _with_loop_bodies_on(graph_def, body_device, other_device=""):
-    """`graph_def` with the computation inside its loops (not the loops'
-    own Enter/Merge/Switch/LoopCond/NextIteration/Exit) on `body_device`:
-    values cross devices every iteration, both ways."""
+def _placed(graph_def, is_inside, inside_device, other_device):
+    """A copy of `graph_def` with the nodes `is_inside` picks on
+    `inside_device` and the others on `other_device`."""
     moved = graph_def.__class__()
     moved.CopyFrom(graph_def)
     for node in moved.node:
-        inside = "while" in node.name and node.op not in _CONTROL_FLOW_OPS
-        node.device = body_device if inside else other_device
+        node.device = inside_device if is_inside(node) else other_device
     return moved
 
 
+def _in_cond_branch(node):
+    """Ops inside a cond branch (not the Switches and Merges themselves):
+    on another device, dead tensors of the untaken branch cross both ways."""
+    return "/" in node.name and node.op not in ("Switch", "Merge")
+
+
+def _in_loop_body(node):
+    """The computation inside a loop (not its Enter/Merge/Switch/LoopCond/
+    NextIteration/Exit): on another device, values cross every iteration."""
+    return "while" in node.name and node.op not in _CONTROL_FLOW_OPS
+
+
+COND_FIXTURES = ("cond", "nested_cond")
 LOOP_FIXTURES = ("while_counter", "nested_while", "while_tensor", "cond_with_while")
 
 
-def test_loops_with_bodies_on_another_device_run():
-    config = tf.ConfigProto(device_count={"CPU": 2})
-    for name in LOOP_FIXTURES:
-        graph = _imported(_with_loop_bodies_on(_graph_def(name), "/device:CPU:1", "/device:CPU:0"))
-        with tf.Session(graph=graph, config=config) as sess:
-            _assert_reproduces(sess, name)
-            _assert_reproduces(sess, name)  # every step starts afresh
-
-
-def test_loops_with_bodies_on_another_task_run():
-    ports = free_ports(2)
-    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
-    servers = [tf.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
-    try:
-        for name in LOOP_FIXTURES:
-            graph_def = _with_loop_bodies_on(
-                _graph_def(name), "/job:worker/task:1", "/job:worker/task:0"
-            )
-            with tf.Session(servers[0].target, graph=_imported(graph_def)) as sess:
-                _assert_reproduces(sess, name)
-    finally:
-        for server in servers:
-            server.stop()
-
-
-def test_a_loop_spread_over_two_tasks_and_two_devices_each_runs():
-    """The master cuts between tasks, each worker again between its devices:
-    both levels add the control loops that drive their receivers."""
+@pytest.fixture
+def two_workers():
+    """Two in-process tasks of job "worker"."""
     ports = free_ports(2)
     cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
     config = tf.ConfigProto(device_count={"CPU": 2})
     servers = [
         tf.train.Server(cluster, job_name="worker", task_index=i, config=config) for i in range(2)
     ]
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "names, is_inside", [(COND_FIXTURES, _in_cond_branch), (LOOP_FIXTURES, _in_loop_body)]
+)
+def test_conds_and_loops_split_over_two_devices_run(names, is_inside):
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    for name in names:
+        graph_def = _placed(_graph_def(name), is_inside, "/device:CPU:1", "/device:CPU:0")
+        with tf.Session(graph=_imported(graph_def), config=config) as sess:
+            _assert_reproduces(sess, name)
+            _assert_reproduces(sess, name)  # every step starts afresh
+
+
+@pytest.mark.parametrize(
+    "names, is_inside", [(COND_FIXTURES, _in_cond_branch), (LOOP_FIXTURES, _in_loop_body)]
+)
+def test_conds_and_loops_split_over_two_tasks_run(two_workers, names, is_inside):
+    for name in names:
+        graph_def = _placed(_graph_def(name), is_inside, "/job:worker/task:1", "/job:worker/task:0")
+        with tf.Session(two_workers[0].target, graph=_imported(graph_def)) as sess:
+            _assert_reproduces(sess, name)
+
+
+def test_a_dead_fetch_made_on_another_task_is_invalid_argument(two_workers):
+    graph_def = _placed(_graph_def("cond"), _in_cond_branch, "/job:worker/task:1", "")
+    with tf.Session(two_workers[0].target, graph=_imported(graph_def)) as sess:
+        feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
+        with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
+            sess.run("cond/mul:0", feed_dict=feeds)
+
+
+def test_a_loop_spread_over_two_tasks_and_two_devices_each_runs(two_workers):
+    """The master cuts between tasks, each worker again between its devices:
+    both levels add the control loops that drive their receivers."""
     devices = [f"/job:worker/task:{t}/device:CPU:{d}" for t in range(2) for d in range(2)]
-    try:
-        graph_def = _graph_def("nested_while")
-        computation = [node for node in graph_def.node if node.op not in _CONTROL_FLOW_OPS]
-        for k, node in enumerate(computation):
-            node.device = devices[k % len(devices)]  # spread round the four devices
-        with tf.Session(servers[0].target, graph=_imported(graph_def), config=config) as sess:
-            _assert_reproduces(sess, "nested_while")
-    finally:
-        for server in servers:
-            server.stop()
+    graph_def = _graph_def("nested_while")
+    computation = [node for node in graph_def.node if node.op not in _CONTROL_FLOW_OPS]
+    for k, node in enumerate(computation):
+        node.device = devices[k % len(devices)]  # spread round the four devices
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(two_workers[0].target, graph=_imported(graph_def), config=config) as sess:
+        _assert_reproduces(sess, "nested_while")
 
 
 def test_remote_session_runs_loops_and_reports_dead_fetches():

@@ -5,38 +5,27 @@ predicate holds, as a chain of tf.cond.
 
 Without `default`, the last pair's function is the default and Asserts check
 at run time that its predicate holds and no other does; `exclusive=True`
-asserts that at most one predicate holds. Both need tf.Assert.
+asserts that at most one predicate holds.
 """
 
 import collections
 import functools
 
-from tensorweave.framework import api_export, dtypes, ops
+from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
 from tensorweave.ops import array_ops, constant_op, math_ops
 from tensorweave.ops.cond import cond
-
-
-def _assert_op():
-    """tf.Assert, from the module that declares it (logging ops)."""
-    found = api_export.exported_names().get("Assert")
-    if found is None:
-        raise NotImplementedError(
-            "tf.case without `default`, or with exclusive=True, checks its predicates "
-            "with tf.Assert, which this build does not have yet"
-        )
-    return found
+from tensorweave.ops.logging_ops import Assert
 
 
 def _assert_at_most_n_true(predicates, n, message):
     """An Assert that at most `n` of the bool scalars `predicates` are true."""
-    assert_op = _assert_op()
     stacked = array_ops.stack(predicates, name="preds_c")
     num_true = math_ops.reduce_sum(array_ops.cast(stacked, dtypes.int32), name="num_true_conds")
     condition = math_ops.less_equal(num_true, constant_op.constant(n, name="n_true_conds"))
     names = ", ".join(getattr(p, "name", "?") for p in predicates)
     data = [f"{message}: more than {n} conditions ({names}) evaluated as True:", stacked]
-    return assert_op(condition, data=data, summarize=len(predicates))
+    return Assert(condition, data=data, summarize=len(predicates))
 
 
 def _default_action(predicates, actions):
@@ -47,7 +36,6 @@ def _default_action(predicates, actions):
     other_predicates, other_actions = predicates[:last], actions[:last]
 
     def default_action():
-        assert_op = _assert_op()
         others_message = (
             f"Implementation error: selected default action #{last} was called, but some "
             "of other predicates are True: "
@@ -59,7 +47,7 @@ def _default_action(predicates, actions):
         with ops.control_dependencies(
             [
                 _assert_at_most_n_true(other_predicates, n=0, message=others_message),
-                assert_op(predicate, data=default_message),
+                Assert(predicate, data=default_message),
             ]
         ):
             return action()
@@ -103,8 +91,6 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     predicates, actions = _verify_and_canonicalize(pred_fn_pairs)
     if default is not None and not callable(default):
         raise TypeError("'default' must be callable.")
-    if default is None or exclusive:
-        _assert_op()  # before anything is built
     with ops.name_scope(name, "case", list(predicates)):
         if default is None:
             if not predicates:
