@@ -18,7 +18,6 @@ struct StatusDeleter {
   void operator()(TF_Status* status) const { TF_DeleteStatus(status); }
 };
 
-
 // Deallocator of a tensor wrapping a fed array: the runtime may drop the
 // last reference on any thread, with or without the GIL, so take it here.
 // During interpreter shutdown the array is leaked: decref'ing then is unsafe.
