@@ -371,6 +371,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       params.cancellation_manager = state->args.cancellation_manager;
       params.call_frame = state->args.call_frame;
       params.runner = state->args.runner;
+      params.step_container = state->args.step_container;
       status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);

@@ -105,6 +105,9 @@ class OpKernelContext {
     CallFrameInterface* call_frame = nullptr;
     // Schedules a closure on the inter-op thread pool.
     std::function<void(std::function<void()>)>* runner = nullptr;
+    // The step's per-step resources (TensorArrays, Stacks); null when the
+    // caller of the executor gave none.
+    ScopedStepContainer* step_container = nullptr;
   };
 
   explicit OpKernelContext(Params* params);
@@ -119,6 +122,7 @@ class OpKernelContext {
   CancellationManager* cancellation_manager() const { return params_->cancellation_manager; }
   CallFrameInterface* call_frame() const { return params_->call_frame; }
   std::function<void(std::function<void()>)>* runner() const { return params_->runner; }
+  ScopedStepContainer* step_container() const { return params_->step_container; }
 
   int num_inputs() const { return static_cast<int>(params_->inputs->size()); }
   // The value of input i. For a ref input this is the variable's tensor,
