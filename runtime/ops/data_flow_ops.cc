@@ -71,7 +71,8 @@ Status TensorArrayReadShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// [len(indices)] + element_shape, unknown when element_shape's rank is.
+// [?] + element_shape (unknown when element_shape's rank is): TensorFlow
+// leaves the first dimension unknown even for constant indices.
 Status TensorArrayGatherShape(InferenceContext* c) {
   TW_RETURN_IF_ERROR(CheckTensorArrayHandle(c, 0));
   PartialTensorShape indices;
@@ -83,7 +84,7 @@ Status TensorArrayGatherShape(InferenceContext* c) {
     c->set_output(0, PartialTensorShape());
     return Status::OK();
   }
-  std::vector<int64_t> dims = {indices.dim_size(0)};
+  std::vector<int64_t> dims = {-1};
   dims.insert(dims.end(), element_shape.dim_sizes().begin(), element_shape.dim_sizes().end());
   PartialTensorShape value;
   TW_RETURN_IF_ERROR(PartialTensorShape::Build(dims, &value));

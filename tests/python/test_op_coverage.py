@@ -35,8 +35,22 @@ _CONTROL_FLOW_WRAPPER_LATER = (
     "builders (tf.cond, tf.while_loop, control_flow_ops) are issue 9 part 3, a later piece"
 )
 
+_STACK_OPS_HAVE_NO_GRADIENT = (
+    "TensorFlow registers no gradient for the Stack ops either: they are the machinery "
+    "of the while-loop gradient (issue 9 part 4), which pushes forward values and pops "
+    "them in the backward loop, not something tf.gradients differentiates through"
+)
+_STACK_OPS_HAVE_NO_WRAPPER = (
+    "TensorFlow has no public wrapper either (only gen_data_flow_ops, which the "
+    "while-loop gradient of issue 9 part 4 calls)"
+)
+
 # Ops the gradient rule cannot hold for yet, with the reason.
 NO_GRADIENT_YET = {
+    "StackV2": _STACK_OPS_HAVE_NO_GRADIENT,
+    "StackPushV2": _STACK_OPS_HAVE_NO_GRADIENT,
+    "StackPopV2": _STACK_OPS_HAVE_NO_GRADIENT,
+    "StackCloseV2": _STACK_OPS_HAVE_NO_GRADIENT,
     "ControlTrigger": _CONTROL_FLOW_GRADIENT_LATER,
     "Enter": _CONTROL_FLOW_GRADIENT_LATER,
     "Exit": _CONTROL_FLOW_GRADIENT_LATER,
@@ -56,6 +70,12 @@ NO_GRADIENT_YET = {
 
 # Ops with no public wrapper, with the reason.
 NO_WRAPPER = {
+    "StackV2": _STACK_OPS_HAVE_NO_WRAPPER,
+    "StackPushV2": _STACK_OPS_HAVE_NO_WRAPPER,
+    "StackPopV2": _STACK_OPS_HAVE_NO_WRAPPER,
+    "StackCloseV2": _STACK_OPS_HAVE_NO_WRAPPER,
+    "TensorArrayGradWithShape": "TensorFlow's Python never builds it (tf.TensorArray.grad "
+    "builds TensorArrayGradV3); the runtime registers it for GraphDefs written by TensorFlow",
     "ControlTrigger": _CONTROL_FLOW_WRAPPER_LATER,
     "Enter": _CONTROL_FLOW_WRAPPER_LATER,
     "Exit": _CONTROL_FLOW_WRAPPER_LATER,
