@@ -380,3 +380,20 @@ def _preferred(value, dtype):
     """The dtype a Python value converts to: the array's (as TensorFlow's
     preferred_dtype); a Tensor keeps its own, so a mismatch is reported."""
     return None if isinstance(value, ops.Tensor) else dtype
+
+
+def _register_as_control_flow_value():
+    """A TensorArray crosses tf.cond and tf.while_loop as its flow tensor
+    and comes back as the same array with the new flow, as in TensorFlow.
+    The control-flow modules are a separate piece (issue 9 part 3); until
+    they are present there is nothing to register with."""
+    try:
+        from tensorweave.ops import control_flow_context
+    except ImportError:
+        return
+    control_flow_context.register_flow_type(
+        TensorArray, lambda ta: ta.flow, lambda ta, flow: ta._with_flow(flow)
+    )
+
+
+_register_as_control_flow_value()
