@@ -236,7 +236,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
 
         def compute(i, acc):
             x = nest.pack_sequence_as(elems, [ta.read(i) for ta in tas_flat])
-            return (i - 1 if reverse else i + 1), fn(acc, x)
+            return [i - 1 if reverse else i + 1, fn(acc, x)]
 
         _, result = while_loop(
             (lambda i, _: i >= 0) if reverse else (lambda i, _: i < n),
