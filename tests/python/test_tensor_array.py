@@ -232,3 +232,22 @@ def test_two_gradient_computations_do_not_share_arrays():
     a, b = run([g1, g2], {x: [1.0, 1.0]})
     np.testing.assert_allclose(a, [2, 2])
     np.testing.assert_allclose(b, [2, 2])
+
+
+def test_arrays_on_a_server_live_for_one_worker_step():
+    # The master runs the step through the worker's RunGraph, whose step
+    # container holds the array: each run writes index 0 of a fresh one.
+    server = tf.train.Server.create_local_server()
+    try:
+        x = tf.placeholder(tf.float32, [2])
+        ta = tf.TensorArray(tf.float32, size=2).write(0, x).write(1, x * 2.0)
+        stacked = ta.stack()
+        (grad,) = tf.gradients(tf.reduce_sum(stacked * stacked), [x])
+        with tf.Session(server.target) as sess:
+            for k in range(3):
+                value = np.array([k, k + 1], np.float32)
+                out, g = sess.run([stacked, grad], {x: value})
+                np.testing.assert_array_equal(out, [value, value * 2])
+                np.testing.assert_allclose(g, 2 * value + 8 * value)
+    finally:
+        server.stop()
