@@ -63,6 +63,7 @@ def test_concat_and_split_with_lengths():
 def test_dynamic_size_grows_and_unwritten_elements_stack_as_zeros():
     ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
     ta = ta.write(3, [1.0, 2.0])
+    assert ta.dynamic_size
     stacked, size = run([ta.stack(), ta.size()])
     np.testing.assert_array_equal(stacked, [[0, 0], [0, 0], [0, 0], [1, 2]])
     assert size == 4

@@ -164,6 +164,11 @@ class TensorArray:
         return self._handle
 
     @property
+    def dynamic_size(self):
+        """True when writes beyond the size grow the array."""
+        return self._dynamic_size
+
+    @property
     def element_shape(self):
         """The static shape every element has (as far as known)."""
         return self._element_shape[0]
