@@ -42,6 +42,7 @@ from tensorweave.framework.dtypes import (  # noqa: F401
     qint32,
     quint8,
     quint16,
+    resource,
     string,
     uint8,
     uint16,

@@ -432,6 +432,10 @@ Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& e
   args.call_frame = &frame;
   args.runner = &runner_;
   args.cancelled = &step.cancelled;
+  // Per-step resources end with this function, after every executor of
+  // the step has finished (also on error, timeout and cancellation).
+  ScopedStepContainer step_container(args.step_id);
+  args.step_container = &step_container;
   int64_t timeout_ms =
       options.timeout_in_ms() > 0 ? options.timeout_in_ms() : operation_timeout_ms_;
   // A timeout longer than a century cannot expire; treating it as none also

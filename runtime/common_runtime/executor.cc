@@ -377,6 +377,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       // is dead, the _Recv takes that news (or a value) off the rendezvous.
       params.is_input_dead = P::IsDead(tagged);
       params.frame_iter = P::FrameIterOf(tagged);
+      params.step_container = state->args.step_container;
       status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);

@@ -43,6 +43,7 @@
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/device.h"
 #include "runtime/framework/rendezvous.h"
+#include "runtime/framework/resource_mgr.h"
 #include "runtime/framework/status.h"
 #include "runtime/graph/graph.h"
 
@@ -61,6 +62,9 @@ class Executor {
     CancellationManager* cancellation_manager = nullptr;  // null: not cancellable
     CallFrameInterface* call_frame = nullptr;             // null: no _Arg/_Retval
     Runner* runner = nullptr;  // null: everything runs on the calling thread
+    // The step's per-step resources (resource_mgr.h), shared by every
+    // partition of the step; null: kernels that need one fail.
+    ScopedStepContainer* step_container = nullptr;
     // Checked before each kernel starts, so a long chain of kernels stops
     // soon after the step is cancelled or out of time: once *cancelled is
     // true the step fails with CANCELLED; after `deadline` with

@@ -43,6 +43,9 @@ void RegisteredGraph::RunAsync(const Executor::Args& args, const Executor::Runne
     int pending = 0;
     Status status;
     Executor::DoneCallback done;
+    // The step's per-step resources, freed with the barrier: after every
+    // executor of this RunGraph has finished, however the step ended.
+    std::unique_ptr<ScopedStepContainer> step_container;
   };
   auto barrier = std::make_shared<Barrier>();
   barrier->pending = static_cast<int>(executors_.size());
@@ -51,19 +54,27 @@ void RegisteredGraph::RunAsync(const Executor::Args& args, const Executor::Runne
     barrier->done(Status::OK());
     return;
   }
+  Executor::Args step_args = args;
+  if (step_args.step_container == nullptr) {
+    barrier->step_container = std::make_unique<ScopedStepContainer>(args.step_id);
+    step_args.step_container = barrier->step_container.get();
+  }
   for (size_t i = 0; i < executors_.size(); ++i) {
     Executor* raw = executors_[i].get();
-    auto start = [raw, args, barrier] {
-      raw->RunAsync(args, [barrier](const Status& status) {
+    auto start = [raw, step_args, barrier] {
+      raw->RunAsync(step_args, [barrier](const Status& status) {
         Executor::DoneCallback finished;
         Status result;
+        std::unique_ptr<ScopedStepContainer> ended_step;
         {
           std::lock_guard<std::mutex> lock(barrier->mu);
           barrier->status.Update(status);
           if (--barrier->pending > 0) return;
           finished = std::move(barrier->done);
           result = barrier->status;
+          ended_step = std::move(barrier->step_container);
         }
+        ended_step.reset();  // the step's resources go before it reports done
         finished(result);
       });
     };

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/framework/resource_mgr.h"
 #include "runtime/framework/tensor.h"
 
 namespace Eigen {
@@ -76,6 +77,9 @@ class Device {
   uint64_t incarnation() const { return incarnation_; }
   const Eigen::ThreadPoolDevice* eigen_cpu_device() const { return eigen_device_; }
   VariableStore* variables() { return &variables_; }
+  // Resources kept by container and name for as long as the device lives
+  // (per-step ones live in the step's ScopedStepContainer instead).
+  ResourceMgr* resource_manager() { return &resource_manager_; }
 
  private:
   std::string name_;
@@ -83,6 +87,7 @@ class Device {
   const Eigen::ThreadPoolDevice* eigen_device_;
   uint64_t incarnation_;
   VariableStore variables_;
+  ResourceMgr resource_manager_;
 };
 
 }  // namespace tensorweave

@@ -122,6 +122,9 @@ class OpKernelContext {
     // Which loop frame and iteration this invocation belongs to ({0, 0}
     // outside loops); _Send/_Recv put it into their rendezvous keys.
     FrameAndIter frame_iter;
+    // The step's per-step resources (TensorArrays, Stacks); null when the
+    // caller of the executor gave none.
+    ScopedStepContainer* step_container = nullptr;
   };
 
   explicit OpKernelContext(Params* params);
@@ -138,6 +141,7 @@ class OpKernelContext {
   std::function<void(std::function<void()>)>* runner() const { return params_->runner; }
   bool is_input_dead() const { return params_->is_input_dead; }
   const FrameAndIter& frame_iter() const { return params_->frame_iter; }
+  ScopedStepContainer* step_container() const { return params_->step_container; }
 
   int num_inputs() const { return static_cast<int>(params_->inputs->size()); }
   // The value of input i. For a ref input this is the variable's tensor,

@@ -9,6 +9,8 @@
 #include <new>
 #include <type_traits>
 
+#include "runtime/framework/resource_handle.h"
+
 namespace tensorweave {
 namespace {
 
@@ -42,13 +44,16 @@ class AlignedBuffer : public TensorBuffer {
   void* raw_;
 };
 
-class StringBuffer : public TensorBuffer {
+// `count` constructed objects of T (strings, resource handles), destroyed
+// with the buffer.
+template <typename T>
+class ObjectBuffer : public TensorBuffer {
  public:
-  StringBuffer(const AlignedBlock& block, int64_t count)
-      : TensorBuffer(block.aligned, count * sizeof(std::string)), raw_(block.raw), count_(count) {}
-  ~StringBuffer() override {
-    auto* strings = static_cast<std::string*>(data());
-    for (int64_t i = 0; i < count_; ++i) strings[i].~basic_string();
+  ObjectBuffer(const AlignedBlock& block, int64_t count)
+      : TensorBuffer(block.aligned, count * sizeof(T)), raw_(block.raw), count_(count) {}
+  ~ObjectBuffer() override {
+    auto* objects = static_cast<T*>(data());
+    for (int64_t i = 0; i < count_; ++i) objects[i].~T();
     std::free(raw_);
   }
 
@@ -70,7 +75,9 @@ class ForeignBuffer : public TensorBuffer {
 };
 
 size_t ElementBytes(DataType dtype) {
-  return dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+  if (dtype == DT_STRING) return sizeof(std::string);
+  if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
+  return DataTypeSize(dtype);
 }
 
 // No single buffer can be larger than the machine's memory. Refusing such a
@@ -108,14 +115,21 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t bytes) {
   return std::make_shared<AlignedBuffer>(block, bytes);
 }
 
-std::shared_ptr<TensorBuffer> TensorBuffer::AllocateStrings(int64_t count) {
+namespace {
+template <typename T>
+std::shared_ptr<TensorBuffer> AllocateObjects(int64_t count) {
   size_t bytes = 0;
-  if (!BufferBytes(count, sizeof(std::string), &bytes)) return nullptr;
+  if (!BufferBytes(count, sizeof(T), &bytes)) return nullptr;
   AlignedBlock block = AlignedMalloc(bytes);
   if (block.raw == nullptr) return nullptr;
-  auto* strings = static_cast<std::string*>(block.aligned);
-  for (int64_t i = 0; i < count; ++i) new (&strings[i]) std::string();
-  return std::make_shared<StringBuffer>(block, count);
+  auto* objects = static_cast<T*>(block.aligned);
+  for (int64_t i = 0; i < count; ++i) new (&objects[i]) T();
+  return std::make_shared<ObjectBuffer<T>>(block, count);
+}
+}  // namespace
+
+std::shared_ptr<TensorBuffer> TensorBuffer::AllocateStrings(int64_t count) {
+  return AllocateObjects<std::string>(count);
 }
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(void* data, size_t bytes,
@@ -132,15 +146,20 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape, std::shared_ptr<TensorB
     : dtype_(dtype), shape_(shape), buffer_(std::move(buffer)) {}
 
 Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
-  if (!DataTypeIsSupported(dtype)) {
+  if (!TensorCanHold(dtype)) {
     return errors::InvalidArgument("Cannot allocate a tensor of type ", DataTypeString(dtype));
   }
   const int64_t count = shape.num_elements();
   size_t bytes = 0;
   std::shared_ptr<TensorBuffer> buffer;
   if (BufferBytes(count, ElementBytes(dtype), &bytes)) {
-    buffer =
-        dtype == DT_STRING ? TensorBuffer::AllocateStrings(count) : TensorBuffer::Allocate(bytes);
+    if (dtype == DT_STRING) {
+      buffer = TensorBuffer::AllocateStrings(count);
+    } else if (dtype == DT_RESOURCE) {
+      buffer = AllocateObjects<ResourceHandle>(count);
+    } else {
+      buffer = TensorBuffer::Allocate(bytes);
+    }
   }
   if (buffer == nullptr) {
     return errors::ResourceExhausted("Out of memory allocating a tensor of type ",
@@ -169,6 +188,9 @@ Tensor Tensor::DeepCopy() const {
   if (dtype_ == DT_STRING) {
     for (int64_t i = 0; i < NumElements(); ++i)
       copy.data<std::string>()[i] = data<std::string>()[i];
+  } else if (dtype_ == DT_RESOURCE) {
+    for (int64_t i = 0; i < NumElements(); ++i)
+      copy.data<ResourceHandle>()[i] = data<ResourceHandle>()[i];
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
   }
@@ -202,7 +224,7 @@ Status FillFromValues(const Field& values, Tensor* out) {
 
 Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   const DataType dtype = proto.dtype();
-  if (!DataType_IsValid(dtype) || IsRefType(dtype) || !DataTypeIsSupported(dtype)) {
+  if (!DataType_IsValid(dtype) || IsRefType(dtype) || !TensorCanHold(dtype)) {
     return errors::InvalidArgument("TensorProto has unsupported dtype ", DataTypeString(dtype));
   }
   TensorShape shape;
@@ -210,6 +232,11 @@ Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   Tensor result;
   TW_RETURN_IF_ERROR(Allocate(dtype, shape, &result));
 
+  if (dtype == DT_RESOURCE && !proto.tensor_content().empty()) {
+    return errors::InvalidArgument(
+        "TensorProto of dtype resource has tensor_content; handles travel in "
+        "resource_handle_val");
+  }
   if (dtype != DT_STRING && !proto.tensor_content().empty()) {
     const size_t expected = result.TotalBytes();
     if (proto.tensor_content().size() != expected) {
@@ -270,6 +297,20 @@ Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
       }
       break;
     }
+    case DT_RESOURCE: {
+      const int64_t n = result.NumElements();
+      const int64_t given = proto.resource_handle_val_size();
+      if (given > n) {
+        return errors::InvalidArgument("TensorProto holds ", given,
+                                       " resource handles for a tensor of shape ",
+                                       shape.DebugString());
+      }
+      auto* dst = result.data<ResourceHandle>();
+      for (int64_t i = 0; i < n && given > 0; ++i) {
+        dst[i].FromProto(proto.resource_handle_val(i < given ? i : given - 1));
+      }
+      break;
+    }
     default:
       return errors::InvalidArgument("TensorProto has unsupported dtype ", DataTypeString(dtype));
   }
@@ -284,6 +325,10 @@ void Tensor::AsProtoTensorContent(TensorProto* proto) const {
   shape_.AsProto(proto->mutable_tensor_shape());
   if (dtype_ == DT_STRING) {
     for (int64_t i = 0; i < NumElements(); ++i) proto->add_string_val(data<std::string>()[i]);
+  } else if (dtype_ == DT_RESOURCE) {
+    for (int64_t i = 0; i < NumElements(); ++i) {
+      data<ResourceHandle>()[i].AsProto(proto->add_resource_handle_val());
+    }
   } else if (TotalBytes() > 0) {
     proto->set_tensor_content(raw_data(), TotalBytes());
   }
@@ -313,6 +358,9 @@ std::string Tensor::SummarizeValue(int max_entries) const {
     break;
       TW_FOR_EACH_TYPE(TW_SUMMARIZE)
 #undef TW_SUMMARIZE
+      case DT_RESOURCE:
+        out += data<ResourceHandle>()[i].DebugString();
+        break;
       default:
         out += "?";
     }

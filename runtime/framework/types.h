@@ -13,6 +13,8 @@
 
 namespace tensorweave {
 
+class ResourceHandle;  // runtime/framework/resource_handle.h
+
 using DataTypeVector = std::vector<DataType>;
 
 // Device types. Only CPU exists today; the name is what device specs use.
@@ -35,8 +37,13 @@ std::string DataTypeString(DataType dtype);
 // Parses a short name ("float", "int64", "bool", ...); false if unknown.
 bool DataTypeFromString(const std::string& name, DataType* dtype);
 
-// True for the types tensors can hold in this runtime (not ref types).
+// True for the value types tensors hold and every part of the runtime
+// handles (kernels, the C API, checkpoints, the wire): not ref types, not
+// DT_RESOURCE.
 bool DataTypeIsSupported(DataType dtype);
+// DataTypeIsSupported, or DT_RESOURCE: what a Tensor can hold. Resource
+// handles live only inside a process's steps and in TensorProtos.
+bool TensorCanHold(DataType dtype);
 bool DataTypeIsFloating(DataType dtype);
 bool DataTypeIsInteger(DataType dtype);
 
@@ -70,6 +77,7 @@ TW_MATCH_TYPE_AND_ENUM(uint32_t, DT_UINT32);
 TW_MATCH_TYPE_AND_ENUM(uint64_t, DT_UINT64);
 TW_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 TW_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
+TW_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
 
 #undef TW_MATCH_TYPE_AND_ENUM
 
