@@ -271,3 +271,19 @@ def test_a_long_quiet_step_survives_keepalive_on_the_tf_server(api, tf_server):
             lib.TF_DeleteDeprecatedSession(session, status)
         lib.TF_DeleteStatus(status)
         lib.TF_DeleteSessionOptions(opts)
+
+
+def test_our_conds_and_while_loops_run_on_a_tensorflow_server(tf_server):
+    # The graphs tf.cond and tf.while_loop build here (with their
+    # NextIteration back edges and cond gradients) are TensorFlow's own.
+    x = tf.placeholder(tf.float32, [], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    y = tf.cond(p, lambda: x * 2.0, lambda: x - 1.0)
+    _, power = tf.while_loop(
+        lambda i, acc: i < 5, lambda i, acc: (i + 1, acc * x), [tf.constant(0), tf.constant(1.0)]
+    )
+    (cond_grad,) = tf.gradients(y, x)
+    with tf.Session(tf_server) as sess:
+        assert [sess.run(y, {x: 3.0, p: taken}) for taken in (True, False)] == [6.0, 2.0]
+        assert [sess.run(cond_grad, {x: 3.0, p: taken}) for taken in (True, False)] == [2.0, 1.0]
+        assert sess.run(power, {x: 2.0}) == 32.0

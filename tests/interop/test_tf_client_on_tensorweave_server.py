@@ -49,3 +49,12 @@ def test_tf_client_extends_makes_callables_and_lists_devices(tf_client, tw_serve
 def test_tf_client_run_options_timeout(tf_client, tw_server):
     result = run_scenario(tf_client, tw_server, "timeout")
     assert result["timeout"]["code"] == DEADLINE_EXCEEDED
+
+
+def test_tf_client_runs_control_flow_and_its_gradients(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "control_flow")
+    assert result["cond"] == [6.0, 2.0]
+    assert result["cond_grad"] == [2.0, 1.0]
+    assert result["power"] == 32.0
+    assert result["power_grad"] == 80.0  # 5 x^4 at x = 2, through StackV2/StackPopV2
+    assert result["untaken_fetch"]["code"] == INVALID_ARGUMENT

@@ -105,7 +105,32 @@ def timeout(target):
         return {"timeout": error_of(lambda: sess.run(product, options=options))}
 
 
+def control_flow(target):
+    # TensorFlow 1.x control flow as TensorFlow's own client builds it (the
+    # session extends with NextIteration back edges), with its gradients: a
+    # while loop's gradient keeps forward values in StackV2 stacks.
+    x = v1.placeholder(tf.float32, [], name="x")
+    p = v1.placeholder(tf.bool, [], name="p")
+    y = v1.cond(p, lambda: x * 2.0, lambda: x - 1.0)
+    _, power = v1.while_loop(
+        lambda i, acc: i < 5, lambda i, acc: (i + 1, acc * x), [tf.constant(0), tf.constant(1.0)]
+    )
+    (power_grad,) = tf.gradients(power, x)
+    (cond_grad,) = tf.gradients(y, x)
+    with session(target) as sess:
+        return {
+            "cond": [float(sess.run(y, {x: 3.0, p: taken})) for taken in (True, False)],
+            "cond_grad": [
+                float(sess.run(cond_grad, {x: 3.0, p: taken})) for taken in (True, False)
+            ],
+            "power": float(sess.run(power, {x: 2.0})),
+            "power_grad": float(sess.run(power_grad, {x: 2.0})),
+            "untaken_fetch": error_of(lambda: sess.run("cond/mul:0", {x: 3.0, p: False})),
+        }
+
+
 SCENARIOS = {
+    "control_flow": control_flow,
     "affine": affine,
     "variables": variables,
     "errors": errors,
