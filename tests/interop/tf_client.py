@@ -125,7 +125,6 @@ def control_flow(target):
             ],
             "power": float(sess.run(power, {x: 2.0})),
             "power_grad": float(sess.run(power_grad, {x: 2.0})),
-            "untaken_fetch": error_of(lambda: sess.run("cond/mul:0", {x: 3.0, p: False})),
         }
 
 
