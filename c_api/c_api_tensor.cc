@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "c_api/c_api_internal.h"
+#include "runtime/framework/resource_handle.h"
 #include "runtime/framework/types.h"
 
 using tensorweave::DataType;
@@ -31,13 +32,19 @@ bool IsAlignedFor(DataType dtype, const void* data) {
 Status CheckTensorArguments(TF_DataType dtype, const int64_t* dims, int num_dims, size_t len,
                             TensorShape* shape) {
   const DataType dt = static_cast<DataType>(dtype);
-  if (tensorweave::IsRefType(dt) || !tensorweave::DataTypeIsSupported(dt)) {
+  const bool resource = dt == tensorweave::DT_RESOURCE;
+  if (tensorweave::IsRefType(dt) || (!tensorweave::DataTypeIsSupported(dt) && !resource)) {
     return errors::InvalidArgument("Unsupported tensor dtype ", static_cast<int>(dtype));
   }
   if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) {
     return errors::InvalidArgument("Invalid number of dims ", num_dims);
   }
   TW_RETURN_IF_ERROR(TensorShape::Build(dims, num_dims, shape));
+  // A resource tensor is one serialized ResourceHandleProto, checked when fed.
+  if (resource) {
+    if (shape->dims() != 0) return errors::InvalidArgument("A TF_RESOURCE tensor is a scalar");
+    return Status::OK();
+  }
   const uint64_t count = static_cast<uint64_t>(shape->num_elements());
   if (dt == tensorweave::DT_STRING) {
     uint64_t table = 0;
@@ -157,8 +164,44 @@ Status EncodeStringTensor(const Tensor& in, std::shared_ptr<TensorBuffer>* out) 
 namespace tensorweave {
 namespace c_api {
 
+namespace {
+
+// A DT_RESOURCE TF_Tensor holds, as in TensorFlow's C API, the serialized
+// ResourceHandleProto of one scalar handle: the runtime's handle objects
+// never leave it, so a program can keep, copy or feed back only bytes.
+Status ResourceTensorToC(const Tensor& in, std::shared_ptr<TensorBuffer>* buffer) {
+  if (in.shape().dims() != 0) {
+    return errors::InvalidArgument(
+        "Unexpected non-scalar DT_RESOURCE tensor seen (shape: ", in.shape().DebugString(), ")");
+  }
+  const std::string bytes = in.data<tensorweave::ResourceHandle>()[0].SerializeAsString();
+  *buffer = TensorBuffer::Allocate(bytes.size());
+  if (*buffer == nullptr) return errors::ResourceExhausted("Out of memory copying a tensor");
+  if (!bytes.empty()) std::memcpy((*buffer)->data(), bytes.data(), bytes.size());
+  return Status::OK();
+}
+
+Status ResourceTensorFromC(const TF_Tensor& in, Tensor* out) {
+  if (in.shape.dims() != 0) {
+    return errors::InvalidArgument(
+        "Unexpected non-scalar DT_RESOURCE tensor seen (shape: ", in.shape.DebugString(), ")");
+  }
+  tensorweave::ResourceHandleProto proto;
+  const size_t size = in.buffer ? in.buffer->size() : 0;
+  if (size > static_cast<size_t>(INT32_MAX) ||
+      !proto.ParseFromArray(size > 0 ? in.buffer->data() : "", static_cast<int>(size))) {
+    return errors::InvalidArgument("Malformed TF_RESOURCE tensor: unable to parse resource handle");
+  }
+  TW_RETURN_IF_ERROR(Tensor::Allocate(tensorweave::DT_RESOURCE, TensorShape(), out));
+  out->data<tensorweave::ResourceHandle>()[0].FromProto(proto);
+  return Status::OK();
+}
+
+}  // namespace
+
 Status TensorFromC(const TF_Tensor& in, Tensor* out) {
   if (in.dtype == DT_STRING) return DecodeStringTensor(in, out);
+  if (in.dtype == tensorweave::DT_RESOURCE) return ResourceTensorFromC(in, out);
   *out = tensorweave::WithCanonicalBools(Tensor(in.dtype, in.shape, in.buffer));
   return Status::OK();
 }
@@ -169,6 +212,11 @@ Status TensorToC(Tensor in, TF_Tensor** out) {
   std::shared_ptr<TensorBuffer> buffer;
   if (dtype == DT_STRING) {
     TW_RETURN_IF_ERROR(EncodeStringTensor(in, &buffer));
+  } else if (dtype == tensorweave::DT_RESOURCE) {
+    TW_RETURN_IF_ERROR(ResourceTensorToC(in, &buffer));
+  } else if (!tensorweave::DataTypeIsSupported(dtype)) {
+    return errors::Internal("The runtime returned a tensor of type ", DataTypeString(dtype),
+                            ", which the C API cannot hand out");
   } else if (in.RefCountIsOne()) {
     // Nobody else holds these bytes: the caller may have them as they are.
     buffer = in.buffer();
@@ -267,7 +315,9 @@ int64_t TF_Dim(const TF_Tensor* t, int dim_index) {
 }
 
 size_t TF_TensorByteSize(const TF_Tensor* t) {
-  if (t->dtype == tensorweave::DT_STRING) return t->buffer->size();
+  if (t->dtype == tensorweave::DT_STRING || t->dtype == tensorweave::DT_RESOURCE) {
+    return t->buffer->size();
+  }
   return t->shape.num_elements() * tensorweave::DataTypeSize(t->dtype);
 }
 

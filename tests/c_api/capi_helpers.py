@@ -91,6 +91,7 @@ def proto_classes(repo, workdir):
         "ConfigProto",
         "RunOptions",
         "CallableOptions",
+        "ResourceHandleProto",
     ]
     return types.SimpleNamespace(**{n: classes[f"tensorweave.{n}"] for n in names})
 

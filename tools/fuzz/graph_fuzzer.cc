@@ -8,6 +8,7 @@
 //   graph_fuzzer --seed 1 --case 812 --print   # show one case
 #include <dirent.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -191,6 +192,16 @@ class GraphFuzzer {
     }
   }
 
+  // One of the node's attr names, picked among them sorted: a protobuf
+  // map's own order changes from process to process, and a case must be the
+  // same graph every time it is replayed.
+  static std::string PickAttrName(Rng& rng, const NodeDef& node) {
+    std::vector<std::string> names;
+    for (const auto& attr : node.attr()) names.push_back(attr.first);
+    std::sort(names.begin(), names.end());
+    return names[static_cast<size_t>(rng.Uniform(0, static_cast<int64_t>(names.size()) - 1))];
+  }
+
   // Applies one mutation and names it.
   std::string Mutate(Rng& rng, FuzzCase* fuzz_case) const {
     GraphDef* graph = &fuzz_case->graph;
@@ -200,21 +211,19 @@ class GraphFuzzer {
     switch (rng.Uniform(0, 15)) {
       case 0: {  // an attr gets a value of a random kind
         if (node->attr().empty()) return "none";
-        auto it = node->mutable_attr()->begin();
-        std::advance(it, rng.Uniform(0, node->attr_size() - 1));
+        const std::string name = PickAttrName(rng, *node);
         static const std::vector<std::string> kKinds = {
             "int", "float", "bool", "string", "type", "shape", "tensor", "list(int)", "list(type)"};
         AttrDef pretend;
         pretend.type = rng.Pick(kKinds);
-        RandomAttrValue(rng, pretend, AttrType(*node, "dtype", DT_FLOAT), true, &it->second);
-        return "attr-value(" + it->first + ")";
+        RandomAttrValue(rng, pretend, AttrType(*node, "dtype", DT_FLOAT), true,
+                        &(*node->mutable_attr())[name]);
+        return "attr-value(" + name + ")";
       }
       case 1: {
         if (node->attr().empty()) return "none";
-        auto it = node->mutable_attr()->begin();
-        std::advance(it, rng.Uniform(0, node->attr_size() - 1));
-        const std::string name = it->first;
-        node->mutable_attr()->erase(it);
+        const std::string name = PickAttrName(rng, *node);
+        node->mutable_attr()->erase(name);
         return "attr-remove(" + name + ")";
       }
       case 2:
