@@ -79,9 +79,15 @@ std::string DeviceList(const std::vector<Device*>& devices) {
   return StrJoin(names, ", ");
 }
 
+// A ref (a variable) or a resource handle (a TensorArray, a Stack) is only
+// usable on the device that holds it: its readers go there.
+bool FollowsProducer(DataType input_type) {
+  return IsRefType(input_type) || input_type == DT_RESOURCE;
+}
+
 bool TakesRef(const Node& node) {
   for (int i = 0; i < node.num_inputs(); ++i) {
-    if (IsRefType(node.input_type(i))) return true;
+    if (FollowsProducer(node.input_type(i))) return true;
   }
   return false;
 }
@@ -91,7 +97,7 @@ void ColocateNodes(const Graph& graph, Groups* groups) {
   for (Node* node : graph.op_nodes()) {
     for (const Edge* edge : node->in_edges()) {
       if (edge->IsControlEdge() || !edge->src()->IsOp()) continue;
-      const bool takes_ref = IsRefType(node->input_type(edge->dst_input()));
+      const bool takes_ref = FollowsProducer(node->input_type(edge->dst_input()));
       if (takes_ref || node->type_string() == "_Retval") {
         groups->Union(node->id(), edge->src()->id());
       }

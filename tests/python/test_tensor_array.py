@@ -303,3 +303,14 @@ def test_node_names_are_tensorflows():
         tf.gradients(y, x)
     names = sorted(op.name for op in graph.get_operations() if op.type.startswith("TensorArray"))
     assert names == TENSORFLOW_NODE_NAMES
+
+
+def test_writes_placed_on_another_device_follow_the_array():
+    # As TensorFlow's placer does: an op taking a resource handle runs where
+    # the resource lives, whatever device its scope asked for.
+    ta = tf.TensorArray(tf.float32, size=2)
+    with tf.device("/cpu:1"):
+        value = tf.constant([1.0, 2.0]) * 2.0
+        ta = ta.write(0, value).write(1, value + 1.0)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        np.testing.assert_array_equal(sess.run(ta.stack()), [[2.0, 4.0], [3.0, 5.0]])
