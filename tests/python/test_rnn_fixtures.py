@@ -86,3 +86,38 @@ def test_our_program_with_tensorflows_weights_gives_tensorflows_outputs(name):
         results = sess.run([fetches[k] for k in keys], feed_dict)
     for key, result in zip(keys, results):
         np.testing.assert_allclose(result, expected[key], rtol=1e-5, atol=1e-5, err_msg=key)
+
+
+# The ops whose names say where a program's work happens (scopes such as
+# rnn/while/rnn/multi_rnn_cell/cell_0/lstm_cell/ or bidirectional_rnn/fw/fw/while/).
+_NAMED_KINDS = {
+    "MatMul",
+    "BiasAdd",
+    "Sigmoid",
+    "Tanh",
+    "Select",
+    "ReverseSequence",
+    "ReverseV2",
+    "TensorArrayV3",
+    "Enter",
+    "Merge",
+    "Switch",
+    "Exit",
+    "NextIteration",
+    "Transpose",
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_our_program_names_its_ops_as_tensorflow_does(name):
+    with open(os.path.join(RECORDED, name + ".pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    theirs = {node.name: node.op for node in graph_def.node if node.op in _NAMED_KINDS}
+    assert len(theirs) > 20
+    _build_with_tensorweave(name)
+    ours = {op.name: op.type for op in tf.get_default_graph().get_operations()}
+    missing = sorted(n for n, kind in theirs.items() if ours.get(n) != kind)
+    # tf.TensorArray.write (tensor_array_ops.py) makes the Enter of its handle
+    # in scope TensorArrayWrite/, TensorFlow in TensorArrayWrite/TensorArrayWriteV3/.
+    missing = [n for n in missing if not n.endswith("TensorArrayWrite/TensorArrayWriteV3/Enter")]
+    assert not missing, missing

@@ -84,12 +84,12 @@ def _copy_through(done, old, new):
         return math_ops.where(done, old, new)
 
 
-def _finished_step(time, sequence_length, zero_output, state, new_output, new_state):
-    """Outputs zeroed and state kept for the rows whose sequence has ended."""
+def _finished_step(done, zero_output, state, new_output, new_state):
+    """Outputs zeroed and state kept for the rows whose sequence has ended
+    (`done`, a [batch] bool: time >= sequence_length)."""
     nest.assert_same_structure(state, new_state)
     flat_zero, flat_state = nest.flatten(zero_output), nest.flatten(state)
     flat_new_output, flat_new_state = nest.flatten(new_output), nest.flatten(new_state)
-    done = time >= sequence_length
     outputs = [_copy_through(done, z, o) for z, o in zip(flat_zero, flat_new_output)]
     states = [_copy_through(done, s, n) for s, n in zip(flat_state, flat_new_state)]
     for output, zero in zip(outputs, flat_zero):
@@ -190,7 +190,7 @@ def _dynamic_rnn_loop(
         output, new_state = cell(step_inputs, state)
         if sequence_length is not None:
             flat_output, flat_state = _finished_step(
-                time, sequence_length, zero_output, state, output, new_state
+                time >= sequence_length, zero_output, state, output, new_state
             )
             new_state = nest.pack_sequence_as(state, flat_state)
         else:
@@ -317,7 +317,7 @@ def bidirectional_dynamic_rnn(
                 time_major=time_major,
                 scope=bw_scope,
             )
-        output_bw = _reverse_time(reversed_outputs, sequence_length, time_axis, batch_axis)
+    output_bw = _reverse_time(reversed_outputs, sequence_length, time_axis, batch_axis)
     return (output_fw, output_bw), (state_fw, state_bw)
 
 
@@ -344,6 +344,7 @@ def _rnn_step_with_conds(
     sequence and copies state through where some sequences have ended."""
     flat_state = nest.flatten(state)
     flat_zero = nest.flatten(zero_output)
+    done = time >= sequence_length
 
     def step():
         new_output, new_state = call_cell()
@@ -351,9 +352,7 @@ def _rnn_step_with_conds(
         flat_new_output, flat_new_state = nest.flatten(new_output), nest.flatten(new_state)
 
         def copy_some_through():
-            outputs, states = _finished_step(
-                time, sequence_length, zero_output, state, new_output, new_state
-            )
+            outputs, states = _finished_step(done, zero_output, state, new_output, new_state)
             return outputs + states
 
         return cond(
@@ -474,7 +473,7 @@ def static_bidirectional_rnn(
                 sequence_length,
                 scope=bw_scope,
             )
-        output_bw = _reverse_list(reversed_outputs, sequence_length)
+    output_bw = _reverse_list(reversed_outputs, sequence_length)
     outputs = [
         nest.pack_sequence_as(
             fw,
