@@ -183,10 +183,11 @@ def _numpy_lstm_sequence(x, lengths, w, prefix, units):
 
 
 @pytest.mark.parametrize("time_major", [False, True])
-def test_dynamic_rnn_with_sequence_length_matches_numpy(time_major):
+@pytest.mark.parametrize("lengths", [[6, 0, 3], [2, 4, 1]], ids=["longest_full", "all_short"])
+def test_dynamic_rnn_with_sequence_length_matches_numpy(time_major, lengths):
     rng = np.random.RandomState(5)
     x = rng.uniform(-1, 1, (3, 6, 2)).astype(np.float32)
-    lengths = np.array([6, 0, 3], np.int32)
+    lengths = np.array(lengths, np.int32)
     inputs = tf.placeholder(tf.float32, [6, 3, 2] if time_major else [3, 6, 2])
     seq_len = tf.placeholder(tf.int32, [3])
     outputs, state = tf.nn.dynamic_rnn(
