@@ -181,11 +181,11 @@ class RNNCell:
             return _zero_state_tensors(self.state_size, batch_size, dtype)
 
 
-class LayerRNNCell(RNNCell):
-    """A cell whose variables are made by build() (TensorFlow's LayerRNNCell)."""
+class _LayerRNNCell(RNNCell):
+    """A cell whose variables are made by build() (TensorFlow's _LayerRNNCell)."""
 
 
-class BasicRNNCell(LayerRNNCell):
+class BasicRNNCell(_LayerRNNCell):
     """output = new_state = activation(W [inputs, state] + b)."""
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
@@ -219,7 +219,7 @@ class BasicRNNCell(LayerRNNCell):
         return output, output
 
 
-class GRUCell(LayerRNNCell):
+class GRUCell(_LayerRNNCell):
     """Gated recurrent unit: reset and update gates (variables gates/kernel,
     gates/bias initialized to 1) and a candidate (candidate/kernel, candidate/bias)."""
 
@@ -314,7 +314,7 @@ def _lstm_state_parts(state, num_units, second_size, state_is_tuple):
     return c, h
 
 
-class BasicLSTMCell(LayerRNNCell):
+class BasicLSTMCell(_LayerRNNCell):
     """LSTM without peepholes or projection: gates i, j, f, o from one kernel
     [depth + units, 4 units]; forget_bias is added to f."""
 
@@ -377,7 +377,7 @@ class BasicLSTMCell(LayerRNNCell):
         return new_h, new_state
 
 
-class LSTMCell(LayerRNNCell):
+class LSTMCell(_LayerRNNCell):
     """LSTM with optional peepholes (w_f_diag, w_i_diag, w_o_diag), cell
     clipping and an output projection (projection/kernel [units, num_proj])."""
 
