@@ -182,7 +182,7 @@ class RNNCell:
 
 
 class _LayerRNNCell(RNNCell):
-    """A cell whose variables are made by build() (TensorFlow's _LayerRNNCell)."""
+    """A cell whose variables are made by build() (TensorFlow's LayerRNNCell)."""
 
 
 class BasicRNNCell(_LayerRNNCell):
