@@ -453,3 +453,42 @@ def test_dynamic_rnn_lstm_trains():
 
     first, last = _train_to_count_ones(build)
     assert last < first * 0.2, (first, last)
+
+
+def test_driver_scopes_name_the_variables():
+    x = tf.zeros([2, 3, 4])
+    tf.nn.dynamic_rnn(rnn_cell.BasicLSTMCell(2), x, dtype=tf.float32, scope="encoder")
+    with tf.variable_scope("decoder") as decoder:
+        pass
+    outputs, _ = tf.nn.dynamic_rnn(rnn_cell.GRUCell(2), x, dtype=tf.float32, scope=decoder)
+    names = [v.op.name for v in tf.global_variables()]
+    assert names[:2] == ["encoder/basic_lstm_cell/kernel", "encoder/basic_lstm_cell/bias"]
+    assert names[2] == "decoder/gru_cell/gates/kernel"
+    # A VariableScope object is re-entered as TensorFlow does: its ops go to
+    # a new name scope named after it (TensorFlow 2.21 names this op so too).
+    assert outputs.op.name == "decoder_1/transpose_1"
+
+
+def test_lstm_cell_initializer_sets_kernel_peepholes_and_projection():
+    cell = rnn_cell.LSTMCell(
+        3, use_peepholes=True, num_proj=2, initializer=tf.constant_initializer(0.25)
+    )
+    cell(tf.zeros([1, 4]), cell.zero_state(1, tf.float32))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = {v.op.name: sess.run(v) for v in tf.global_variables()}
+    assert not values["lstm_cell/bias"].any()
+    for name in ("kernel", "w_f_diag", "w_i_diag", "w_o_diag", "projection/kernel"):
+        np.testing.assert_array_equal(values["lstm_cell/" + name], 0.25)
+
+
+def test_driver_argument_errors():
+    cell = rnn_cell.GRUCell(2)
+    with pytest.raises(ValueError, match="must give a dtype"):
+        tf.nn.dynamic_rnn(cell, tf.zeros([2, 3, 4]))
+    with pytest.raises(ValueError, match="rank at least 3"):
+        tf.nn.dynamic_rnn(cell, tf.zeros([2, 3]), dtype=tf.float32)
+    with pytest.raises(TypeError):
+        tf.nn.static_rnn(cell, tf.zeros([2, 3]), dtype=tf.float32)
+    with pytest.raises(ValueError, match="Expected inputs.shape"):
+        cell(tf.placeholder(tf.float32, [2, None]), tf.zeros([2, 2]))
