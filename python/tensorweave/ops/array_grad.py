@@ -255,3 +255,35 @@ def _unsorted_segment_sum_grad(op, grad):
         kept = array_ops.expand_dims(kept, -1)
     kept = array_ops.broadcast_to(kept, array_ops.shape(gathered))
     return (math_ops.where_v2(kept, gathered, array_ops.zeros_like(gathered)), None, None)
+
+
+@RegisterGradient("ReverseSequence")
+def _reverse_sequence_grad(op, grad):
+    # Reversing the same prefixes again puts each gradient back in place.
+    return (
+        make_op(
+            "ReverseSequence",
+            [grad, op.inputs[1]],
+            {
+                "seq_dim": op.get_attr("seq_dim"),
+                "batch_dim": op.get_attr("batch_dim"),
+                "T": grad.dtype.base_dtype,
+                "Tlen": op.inputs[1].dtype.base_dtype,
+            },
+            "ReverseSequence",
+        ),
+        None,
+    )
+
+
+@RegisterGradient("ReverseV2")
+def _reverse_v2_grad(op, grad):
+    return (
+        make_op(
+            "ReverseV2",
+            [grad, op.inputs[1]],
+            {"T": grad.dtype.base_dtype, "Tidx": op.inputs[1].dtype.base_dtype},
+            "ReverseV2",
+        ),
+        None,
+    )
