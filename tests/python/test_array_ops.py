@@ -386,3 +386,12 @@ def test_variables_index_and_pack_like_tensors():
         np.testing.assert_array_equal(sess.run(packed), [0, 9])
         (grad,) = tf.gradients(tf.reduce_sum(v[:, 1:] * 2.0), [v])
         np.testing.assert_array_equal(sess.run(grad), [[0, 2, 2], [0, 2, 2]])
+
+
+def test_zeros_and_ones_take_a_shapes_dimensions_large_or_small():
+    for dims in ([2, 3], [32, 128]):
+        shape = tf.TensorShape(dims)
+        with tf.Session() as sess:
+            zeros, ones = sess.run([tf.zeros(shape.dims), tf.ones(shape)])
+        np.testing.assert_array_equal(zeros, np.zeros(dims, np.float32))
+        np.testing.assert_array_equal(ones, np.ones(dims, np.float32))

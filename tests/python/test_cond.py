@@ -351,7 +351,7 @@ def test_case_without_default_checks_that_the_last_predicate_holds():
     r = tf.case([(v < 10.0, lambda: tf.constant(1.0)), (v < 20.0, lambda: tf.constant(2.0))])
     assert run(r, {v: 5.0}) == pytest.approx(1.0)
     assert run(r, {v: 15.0}) == pytest.approx(2.0)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions evaluated as True"):
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="None of conditions evaluated as True"
+    ):
         run(r, {v: 25.0})
-
-

@@ -117,7 +117,4 @@ def test_our_program_names_its_ops_as_tensorflow_does(name):
     _build_with_tensorweave(name)
     ours = {op.name: op.type for op in tf.get_default_graph().get_operations()}
     missing = sorted(n for n, kind in theirs.items() if ours.get(n) != kind)
-    # tf.TensorArray.write (tensor_array_ops.py) makes the Enter of its handle
-    # in scope TensorArrayWrite/, TensorFlow in TensorArrayWrite/TensorArrayWriteV3/.
-    missing = [n for n in missing if not n.endswith("TensorArrayWrite/TensorArrayWriteV3/Enter")]
     assert not missing, missing

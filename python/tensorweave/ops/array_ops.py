@@ -122,9 +122,10 @@ def _filled(value, shape, dtype, name, default_name):
     dtype = dtypes.as_dtype(dtype).base_dtype
     with ops.name_scope(name, default_name, [shape]) as scope:
         if not isinstance(shape, ops.Tensor):
-            dims = tensor_shape.as_shape(shape).as_list()
-            if int(np.prod(dims)) <= _MAX_CONSTANT_FILL:
-                return constant_op.constant(value, dtype=dtype, shape=dims, name=scope)
+            # Plain ints from here on (a TensorShape's Dimensions included).
+            shape = tensor_shape.as_shape(shape).as_list()
+            if int(np.prod(shape)) <= _MAX_CONSTANT_FILL:
+                return constant_op.constant(value, dtype=dtype, shape=shape, name=scope)
         return fill(shape, constant_op.constant(value, dtype=dtype), name=scope)
 
 

@@ -62,6 +62,14 @@ def _int_tensor(value, dtype, name):
     return ops.convert_to_tensor(value, dtype=dtype, name=name)
 
 
+def _op_in_own_scope(op_type, inputs, attrs):
+    """Creates `op_type` named after itself in the current name scope, inside
+    a scope of its own as TensorFlow's generated wrappers do: values a loop
+    routes into it get names under it ("TensorArrayWrite/TensorArrayWriteV3/Enter")."""
+    with ops.name_scope(op_type) as scope:
+        return make_op(op_type, inputs, attrs, scope)
+
+
 @tf_export("TensorArray")
 class TensorArray:
     """A list of tensors of one dtype, written and read by index inside a graph
@@ -259,11 +267,10 @@ class TensorArray:
             self._check_element_shape(value.shape)
             index = _int_tensor(index, dtypes.int32, "index")
             with self._maybe_colocate_with(value):
-                flow_out = make_op(
+                flow_out = _op_in_own_scope(
                     "TensorArrayWriteV3",
                     [self._handle, index, value, self._flow],
                     {"T": value.dtype.base_dtype},
-                    "TensorArrayWriteV3",  # inside the scope, as TensorFlow names it
                 )
             return self._with_flow(flow_out)
 
@@ -337,11 +344,10 @@ class TensorArray:
                 self._check_element_shape(tensor_shape.TensorShape(value.shape.dims[1:]))
             indices = _int_tensor(indices, dtypes.int32, "indices")
             with self._maybe_colocate_with(value):
-                flow_out = make_op(
+                flow_out = _op_in_own_scope(
                     "TensorArrayScatterV3",
                     [self._handle, indices, value, self._flow],
                     {"T": value.dtype.base_dtype},
-                    "TensorArrayScatterV3",  # inside the scope, as TensorFlow names it
                 )
             return self._with_flow(flow_out)
 
@@ -360,11 +366,10 @@ class TensorArray:
                                 tensor_shape.TensorShape(value.shape.dims[1:])
                             )
                         )
-                flow_out = make_op(
+                flow_out = _op_in_own_scope(
                     "TensorArraySplitV3",
                     [self._handle, value, lengths_64, self._flow],
                     {"T": value.dtype.base_dtype},
-                    "TensorArraySplitV3",  # inside the scope, as TensorFlow names it
                 )
             return self._with_flow(flow_out)
 
