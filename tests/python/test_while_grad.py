@@ -247,9 +247,13 @@ def test_parallel_iterations_one_and_ten_agree():
     for parallel in (1, 10):
         with tf.Graph().as_default():
             w = tf.placeholder(tf.float32, [3, 3])
+
+            def body(i, h, w=w):
+                return i + 1, tf.tanh(tf.matmul(h, w)) + h
+
             _, h = tf.while_loop(
                 lambda i, h: i < 6,
-                lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w)) + h),
+                body,
                 [0, tf.ones([2, 3])],
                 parallel_iterations=parallel,
             )

@@ -101,14 +101,14 @@ class GradLoopState:
         # The counter's increment: pushes of an iteration run after it.
         self._forward_add_op = self._forward_index.op.inputs[0].op
 
-        grad_args = dict(
-            maximum_iterations=forward_context.maximum_iterations,
-            parallel_iterations=forward_context.parallel_iterations,
-            back_prop=forward_context.back_prop,
-            swap_memory=forward_context.swap_memory,
-            name=forward_context.name,
-            grad_state=self,
-        )
+        grad_args = {
+            "maximum_iterations": forward_context.maximum_iterations,
+            "parallel_iterations": forward_context.parallel_iterations,
+            "back_prop": forward_context.back_prop,
+            "swap_memory": forward_context.swap_memory,
+            "name": forward_context.name,
+            "grad_state": self,
+        }
         if outer_grad_state is not None:
             # A nested loop runs once per outer iteration: the outer loop
             # keeps each run's iteration count and the outer backprop loop
