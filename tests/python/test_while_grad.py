@@ -341,3 +341,114 @@ def test_thousand_iterations_grow_linearly():
     long = _long_loop_gradient_seconds(4000)
     # Four times the iterations: about four times the time, far from sixteen.
     assert long < 10 * max(short, 1e-3)
+
+
+# --- unknown shapes and deeper nesting -------------------------------------------------
+
+
+def _unknown_shape(value):
+    """`value` with every dimension unknown to the graph."""
+    return tf.placeholder_with_default(value, [None] * value.shape.ndims)
+
+
+def _any_vector():
+    return [tf.TensorShape([]), tf.TensorShape([None])]
+
+
+def test_unknown_shapes_with_captured_weight_and_bias():
+    rng = np.random.RandomState(5)
+
+    def build(h0, w, b):
+        h0, b = _unknown_shape(h0), _unknown_shape(b)
+        _, h = tf.while_loop(
+            lambda i, h: i < 3,
+            lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + b)),
+            [0, h0],
+            shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, None])],
+        )
+        return h
+
+    check_gradients(build, [rng.randn(2, 3) * 0.5, rng.randn(3, 3) * 0.5, rng.randn(2, 3) * 0.5])
+
+
+def test_cond_in_loop_with_unknown_shapes():
+    def build(x):
+        x = _unknown_shape(x)
+
+        def body(i, v):
+            v = tf.cond(tf.reduce_sum(v) < 2.0, lambda: v * x + 0.5, lambda: tf.tanh(v) + x)
+            return i + 1, v
+
+        return tf.while_loop(lambda i, v: i < 5, body, [0, x], shape_invariants=_any_vector())[1]
+
+    check_gradients(build, [np.array([0.3, 0.5])])
+
+
+def test_nested_loops_with_unknown_shapes_reading_outer_values():
+    def build(x, w):
+        x = _unknown_shape(x)
+
+        def outer(i, v):
+            s = v * 0.5
+            _, inner = tf.while_loop(
+                lambda j, u: j < 2,
+                lambda j, u: (j + 1, tf.tanh(u * w + s)),
+                [0, v],
+                shape_invariants=_any_vector(),
+            )
+            return i + 1, inner
+
+        return tf.while_loop(lambda i, v: i < 3, outer, [0, x], shape_invariants=_any_vector())[1]
+
+    check_gradients(build, [np.array([0.3, -0.5]), np.array(0.7)])
+
+
+def test_unused_exit_with_unknown_shape():
+    def build(x1, x2):
+        x1, x2 = _unknown_shape(x1), _unknown_shape(x2)
+        a, _ = tf.while_loop(
+            lambda a, b: tf.reduce_sum(a) < 10.0,
+            lambda a, b: (a + b, b * 1.5),
+            [x1, x2],
+            shape_invariants=[tf.TensorShape([None]), tf.TensorShape([None])],
+        )
+        return a
+
+    check_gradients(build, [np.array([0.3, 0.5]), np.array([1.0, 2.0])])
+
+
+def test_three_nested_loops():
+    def build(x):
+        def level3(v):
+            return tf.while_loop(
+                lambda k, u: k < 2, lambda k, u: (k + 1, tf.tanh(u) * x + u), [0, v]
+            )[1]
+
+        def level2(v):
+            return tf.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, level3(u) * 0.9), [0, v])[
+                1
+            ]
+
+        return tf.while_loop(lambda i, u: i < 2, lambda i, u: (i + 1, level2(u)), [0, x])[1]
+
+    check_gradients(build, [np.array(0.3)])
+
+
+@pytest.mark.parametrize("taken_until", [0, 1, 3])
+def test_loop_in_cond_in_loop_when_the_branch_is_not_always_taken(taken_until):
+    # Iterations i < taken_until run an inner loop (v * x * x); the others add x.
+    # The inner backprop loop of an iteration whose branch was not taken is
+    # dead: the outer backprop loop must go on (TensorFlow gives 3.92 at 1).
+    x = tf.placeholder(tf.float32, [])
+
+    def body(i, v):
+        inner = lambda: tf.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * x), [0, v])[1]
+        return i + 1, tf.cond(i < taken_until, inner, lambda: v + x)
+
+    y = tf.while_loop(lambda i, v: i < 3, body, [0, x])[1]
+    (dx,) = tf.gradients(y, [x])
+    value, grad = run([y, dx], {x: 0.8})
+    power_count = 1 + 2 * taken_until
+    additions = 3 - taken_until
+    assert value == pytest.approx(0.8**power_count + additions * 0.8, rel=1e-5)
+    assert grad == pytest.approx(power_count * 0.8 ** (power_count - 1) + additions, rel=1e-5)

@@ -192,9 +192,13 @@ class GradLoopState:
     def pending_exits_count(self, count):
         self._pending_exits_count = count
 
-    def order_before_grad_index(self, op, may_be_dead=False):
-        """`op` must run before the backprop counter moves to the next iteration."""
-        self._grad_sync_ops.append((op, may_be_dead))
+    def order_before_grad_index(self, op):
+        """`op` must run before the backprop counter moves to the next
+        iteration. Everything the backprop counter waits for goes through a
+        ControlTrigger (as TensorFlow's b_sync): a pop guarded by a cond or a
+        nested backprop loop whose run was on the side of a cond not taken
+        is dead, and must not stop the counter."""
+        self._grad_sync_ops.append((op, True))
 
     # --- the stacks ------------------------------------------------------------------
 
@@ -289,7 +293,7 @@ class GradLoopState:
                 self._grad_context.exit()
         if self._grad_context.parallel_iterations > 1:
             # Pops run in iteration order too.
-            self._grad_sync_ops.append((pop.op, cond_context is not None))
+            self.order_before_grad_index(pop.op)
         return pop
 
     def get_real_value(self, value):
