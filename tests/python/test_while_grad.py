@@ -452,3 +452,41 @@ def test_loop_in_cond_in_loop_when_the_branch_is_not_always_taken(taken_until):
     additions = 3 - taken_until
     assert value == pytest.approx(0.8**power_count + additions * 0.8, rel=1e-5)
     assert grad == pytest.approx(power_count * 0.8 ** (power_count - 1) + additions, rel=1e-5)
+
+
+# --- the functional ops over while loops --------------------------------------------------
+
+
+def test_map_fn_gradient():
+    check_gradients(lambda x: tf.map_fn(lambda row: tf.tanh(row) * row, x), [np.ones((3, 2)) * 0.4])
+
+
+def test_scan_gradient_with_captured_weight():
+    rng = np.random.RandomState(6)
+
+    def build(elems, w):
+        return tf.scan(
+            lambda acc, e: tf.tanh(acc * w + e), elems, initializer=tf.zeros([2], tf.float64)
+        )
+
+    check_gradients(build, [rng.randn(4, 2) * 0.5, rng.randn(2) * 0.5])
+
+
+def test_foldl_gradient():
+    check_gradients(
+        lambda x: tf.foldl(lambda acc, e: acc * e + 1.0, x), [np.array([0.5, 1.5, -0.7, 0.9])]
+    )
+
+
+def test_dynamic_size_tensor_array_written_in_a_loop():
+    def build(x):
+        ta = tf.TensorArray(tf.float64, size=0, dynamic_size=True)
+
+        def body(i, v, ta):
+            v = tf.tanh(v * 1.5)
+            return i + 1, v, ta.write(i, v)
+
+        _, _, ta = tf.while_loop(lambda i, v, ta: i < 3, body, [0, x, ta])
+        return ta.stack()
+
+    check_gradients(build, [np.array([0.2, -0.4])])
