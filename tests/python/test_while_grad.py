@@ -490,3 +490,31 @@ def test_dynamic_size_tensor_array_written_in_a_loop():
         return ta.stack()
 
     check_gradients(build, [np.array([0.2, -0.4])])
+
+
+def test_second_order_gradient_through_a_loop_is_refused_as_tensorflow():
+    x = tf.placeholder(tf.float32, [])
+    (dx,) = tf.gradients(power(x, 3), [x])
+    with pytest.raises(TypeError, match="Second-order gradient for while loops not supported"):
+        tf.gradients(dx, [x])
+
+
+def test_gradients_taken_inside_a_loop_body():
+    x = tf.placeholder(tf.float32, [])
+
+    def body(i, v):
+        (g,) = tf.gradients(v * v * x, [v])  # 2 v x, within one iteration
+        return i + 1, v + 0.1 * g
+
+    _, z = tf.while_loop(lambda i, v: i < 2, body, [0, x])
+    # v: 2 -> 2 + 0.8 = 2.8 -> 2.8 + 1.12 = 3.92.
+    assert run(z, {x: 2.0}) == pytest.approx(3.92)
+
+
+def test_gate_gradients_in_a_loop():
+    x = tf.placeholder(tf.float32, [])
+    w = tf.placeholder(tf.float32, [])
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w + x), [0, x])
+    grads = tf.gradients(y, [x, w], gate_gradients=True)
+    # y = x w^3 + x w^2 + x w + x.
+    assert run(grads, {x: 2.0, w: 3.0}) == pytest.approx([40.0, 2.0 * (27 + 6 + 1)])
