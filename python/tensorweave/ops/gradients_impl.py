@@ -13,6 +13,13 @@ The walk:
 
 An x's own op is never differentiated through unless it lies between other
 xs and the ys; StopGradient ops and the ops of `stop_gradients` pass nothing.
+
+While loops (TensorFlow 1.x's scheme, control_flow_state.py): when a loop's
+Exit is between, every exit of that loop takes part and a backprop loop is
+built for it. The gradient of each op of the loop is built inside that
+backprop loop; a loop Switch is processed twice (from its Exit, then from
+the body); a loop's Exits wait for each other, and those no y uses get
+zeros when another has a gradient.
 """
 
 import collections

@@ -12,6 +12,14 @@ such constants, runs after the loop's pivot so it runs once per iteration.
 
     context = WhileContext(parallel_iterations=10)
     result = context.build_loop(cond, body, loop_vars, shape_invariants, False)
+
+For tf.gradients (control_flow_state.py), a forward loop gets an iteration
+counter (add_forward_loop_counter) and its backprop loop is a WhileContext
+with a `grad_state`, driven by a counter counting down from the number of
+forward iterations (add_backprop_loop_counter); a value of the forward loop
+that an op of the backprop loop reads is replaced by its history (a stack
+pop), and a loop constant's gradient is summed over the iterations
+(add_backprop_accumulator).
 """
 
 from tensorweave.framework import ops, tensor_shape
