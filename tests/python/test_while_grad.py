@@ -518,3 +518,38 @@ def test_gate_gradients_in_a_loop():
     grads = tf.gradients(y, [x, w], gate_gradients=True)
     # y = x w^3 + x w^2 + x w + x.
     assert run(grads, {x: 2.0, w: 3.0}) == pytest.approx([40.0, 2.0 * (27 + 6 + 1)])
+
+
+def test_lstm_like_loop_with_sequence_lengths_and_unknown_shapes():
+    # What tf.nn.dynamic_rnn builds: time-major inputs of unknown shape read
+    # from a TensorArray, outputs written to one, finished sequences copied
+    # through with tf.where, maximum_iterations and swap_memory set.
+    rng = np.random.RandomState(7)
+
+    def build(inputs, w, b):
+        inputs = tf.placeholder_with_default(inputs, [None, None, 3])
+        sequence_length = tf.constant([3, 1])
+        steps, batch = tf.shape(inputs)[0], tf.shape(inputs)[1]
+        input_ta = tf.TensorArray(tf.float64, size=steps).unstack(inputs)
+        output_ta = tf.TensorArray(tf.float64, size=steps, element_shape=tf.TensorShape([None, 2]))
+        zeros = tf.zeros(tf.stack([batch, 2]), tf.float64)
+
+        def body(t, c, h, out):
+            z = tf.matmul(tf.concat([input_ta.read(t), h], 1), w) + b
+            i, f, o, g = tf.split(z, 4, axis=1)
+            new_c = tf.sigmoid(f) * c + tf.sigmoid(i) * tf.tanh(g)
+            new_h = tf.sigmoid(o) * tf.tanh(new_c)
+            done = t >= sequence_length
+            new_c, new_h = tf.where(done, c, new_c), tf.where(done, h, new_h)
+            return t + 1, new_c, new_h, out.write(t, tf.where(done, tf.zeros_like(new_h), new_h))
+
+        _, _, h, out = tf.while_loop(
+            lambda t, *_: t < steps,
+            body,
+            (0, zeros, zeros, output_ta),
+            maximum_iterations=steps,
+            swap_memory=True,
+        )
+        return [out.stack(), h]
+
+    check_gradients(build, [rng.randn(3, 2, 3) * 0.5, rng.randn(5, 8) * 0.5, rng.randn(8) * 0.1])
