@@ -87,3 +87,25 @@ def test_foldl_and_foldr():
 def test_map_fn_of_a_scalar_is_an_error():
     with pytest.raises(ValueError, match="not scalars"):
         tf.map_fn(lambda v: v, tf.constant(1.0))
+
+
+def test_a_tensor_array_through_cond():
+    p = tf.placeholder(tf.bool, [])
+    ta = tf.TensorArray(tf.float32, size=2, clear_after_read=False).write(0, [1.0, 2.0])
+    ta = tf.cond(p, lambda: ta.write(1, [3.0, 4.0]), lambda: ta.write(1, [5.0, 6.0]))
+    assert isinstance(ta, tf.TensorArray)
+    stacked = ta.stack()
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(stacked, {p: True}), [[1, 2], [3, 4]])
+        np.testing.assert_array_equal(sess.run(stacked, {p: False}), [[1, 2], [5, 6]])
+
+
+def test_map_fn_gradient_matches_the_analytic_one():
+    x = tf.placeholder(tf.float32, [4])
+    y = tf.reduce_sum(tf.map_fn(lambda v: v * v * v, x))
+    try:
+        (grad,) = tf.gradients(y, [x])
+    except NotImplementedError:
+        pytest.skip("gradients through tf.while_loop are not in this build yet")
+    value = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    np.testing.assert_allclose(run(grad, {x: value}), 3 * value * value, rtol=1e-6)

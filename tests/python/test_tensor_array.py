@@ -252,3 +252,54 @@ def test_arrays_on_a_server_live_for_one_worker_step():
                 np.testing.assert_allclose(g, 2 * value + 8 * value)
     finally:
         server.stop()
+
+
+# The TensorArray node names TensorFlow 2.21 (tf.compat.v1) gives the
+# program of test_node_names_are_tensorflows, gradients included.
+TENSORFLOW_NODE_NAMES = [
+    "TensorArray",
+    "TensorArrayConcatV3",
+    "TensorArrayGatherV3",
+    "TensorArrayReadV3",
+    "TensorArraySplit/TensorArraySplitV3",
+    "TensorArrayStack/TensorArrayGatherV3",
+    "TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3",
+    "TensorArrayWrite/TensorArrayWriteV3",
+    "TensorArray_1",
+    "TensorArray_2",
+    "gradients/TensorArrayConcatV3_grad/TensorArrayGrad/TensorArrayGradV3",
+    "gradients/TensorArrayConcatV3_grad/TensorArraySplit/TensorArraySplitV3",
+    "gradients/TensorArrayGatherV3_grad/TensorArrayGrad/TensorArrayGradV3",
+    "gradients/TensorArrayGatherV3_grad/TensorArrayScatter/TensorArrayScatterV3",
+    "gradients/TensorArrayReadV3_grad/TensorArrayGrad/TensorArrayGradV3",
+    "gradients/TensorArrayReadV3_grad/TensorArrayWrite/TensorArrayWriteV3",
+    "gradients/TensorArraySplit/TensorArraySplitV3_grad/TensorArrayConcatV3",
+    "gradients/TensorArraySplit/TensorArraySplitV3_grad/TensorArrayGrad/TensorArrayGradV3",
+    "gradients/TensorArrayStack/TensorArrayGatherV3_grad/TensorArrayGrad/TensorArrayGradV3",
+    "gradients/TensorArrayStack/TensorArrayGatherV3_grad/TensorArrayScatter/TensorArrayScatterV3",
+    "gradients/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3_grad/TensorArrayGatherV3",
+    (
+        "gradients/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3_grad/"
+        "TensorArrayGrad/TensorArrayGradV3"
+    ),
+    "gradients/TensorArrayWrite/TensorArrayWriteV3_grad/TensorArrayGrad/TensorArrayGradV3",
+    "gradients/TensorArrayWrite/TensorArrayWriteV3_grad/TensorArrayReadV3",
+]
+
+
+def test_node_names_are_tensorflows():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [3, 2], name="x")
+        ta = tf.TensorArray(tf.float32, size=3).unstack(x)
+        t2 = tf.TensorArray(tf.float32, size=3).write(1, x[1])
+        t3 = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(tf.reshape(x, [6]), [2, 4])
+        y = (
+            tf.reduce_sum(ta.stack())
+            + tf.reduce_sum(t2.read(1))
+            + tf.reduce_sum(t3.concat())
+            + tf.reduce_sum(ta.gather([0]))
+        )
+        tf.gradients(y, x)
+    names = sorted(op.name for op in graph.get_operations() if op.type.startswith("TensorArray"))
+    assert names == TENSORFLOW_NODE_NAMES

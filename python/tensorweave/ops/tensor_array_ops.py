@@ -216,14 +216,14 @@ class TensorArray:
         if flow is None:
             flow = self.flow
         with (
-            ops.name_scope(name, "TensorArrayGrad", [self._handle]) as scope,
+            ops.name_scope(name, "TensorArrayGrad", [self._handle]),
             ops.colocate_with(self._handle),
         ):
             op = ops.get_default_graph().create_op(
                 "TensorArrayGradV3",
                 [self._handle, flow],
                 attrs={"source": source},
-                name=scope,
+                name="TensorArrayGradV3",  # inside the scope, as TensorFlow names it
             )
             g_handle = op.outputs[0]
             with ops.control_dependencies([g_handle]):
@@ -253,7 +253,7 @@ class TensorArray:
 
     def write(self, index, value, name=None):
         """A TensorArray with `value` written at `index`."""
-        with ops.name_scope(name, "TensorArrayWrite", [self._handle, index, value]) as scope:
+        with ops.name_scope(name, "TensorArrayWrite", [self._handle, index, value]):
             value = ops.convert_to_tensor(value, dtype=_preferred(value, self._dtype), name="value")
             _check_dtypes(value, self._dtype)
             self._check_element_shape(value.shape)
@@ -263,7 +263,7 @@ class TensorArray:
                     "TensorArrayWriteV3",
                     [self._handle, index, value, self._flow],
                     {"T": value.dtype.base_dtype},
-                    scope + "TensorArrayWriteV3",
+                    "TensorArrayWriteV3",  # inside the scope, as TensorFlow names it
                 )
             return self._with_flow(flow_out)
 
@@ -330,7 +330,7 @@ class TensorArray:
 
     def scatter(self, indices, value, name=None):
         """A TensorArray holding value[i] at indices[i]."""
-        with ops.name_scope(name, "TensorArrayScatter", [self._handle, value, indices]) as scope:
+        with ops.name_scope(name, "TensorArrayScatter", [self._handle, value, indices]):
             value = ops.convert_to_tensor(value, dtype=_preferred(value, self._dtype), name="value")
             _check_dtypes(value, self._dtype)
             if value.shape.ndims is not None and value.shape.ndims >= 1:
@@ -341,13 +341,13 @@ class TensorArray:
                     "TensorArrayScatterV3",
                     [self._handle, indices, value, self._flow],
                     {"T": value.dtype.base_dtype},
-                    scope + "TensorArrayScatterV3",
+                    "TensorArrayScatterV3",  # inside the scope, as TensorFlow names it
                 )
             return self._with_flow(flow_out)
 
     def split(self, value, lengths, name=None):
         """A TensorArray holding the pieces of `value` (along dimension 0) of `lengths`."""
-        with ops.name_scope(name, "TensorArraySplit", [self._handle, value, lengths]) as scope:
+        with ops.name_scope(name, "TensorArraySplit", [self._handle, value, lengths]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             with self._maybe_colocate_with(value):
                 lengths_64 = array_ops.cast(lengths, dtypes.int64)
@@ -364,7 +364,7 @@ class TensorArray:
                     "TensorArraySplitV3",
                     [self._handle, value, lengths_64, self._flow],
                     {"T": value.dtype.base_dtype},
-                    scope + "TensorArraySplitV3",
+                    "TensorArraySplitV3",  # inside the scope, as TensorFlow names it
                 )
             return self._with_flow(flow_out)
 
