@@ -553,3 +553,27 @@ def test_lstm_like_loop_with_sequence_lengths_and_unknown_shapes():
         return [out.stack(), h]
 
     check_gradients(build, [rng.randn(3, 2, 3) * 0.5, rng.randn(5, 8) * 0.5, rng.randn(8) * 0.1])
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_loop_variable_whose_next_value_ignores_the_current_one(count):
+    # v_{k+1} = 2x does not depend on v_k: after the first backprop iteration
+    # the gradient flowing to v is zero (TensorFlow patches the backprop
+    # Merge with zeros), so dy/dx = 2 when the loop ran, 5 when it did not.
+    x = tf.placeholder(tf.float32, [])
+    n = tf.placeholder(tf.int32, [])
+    _, y = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, x * 2.0), [0, x * 5.0])
+    _, z = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v), [0, x * 3.0])
+    (dy,) = tf.gradients(y, [x])
+    (dz,) = tf.gradients(z, [x])
+    assert run([dy, dz], {x: 1.0, n: count}) == [5.0 if count == 0 else 2.0, 3.0]
+
+
+def test_a_value_that_only_decides_the_iteration_count_has_no_gradient():
+    x = tf.placeholder(tf.float32, [])
+    _, y = tf.while_loop(
+        lambda i, v: tf.cast(i, tf.float32) < x,
+        lambda i, v: (i + 1, v * 2.0),
+        [0, tf.constant(1.0)],
+    )
+    assert tf.gradients(y, [x]) == [None]
