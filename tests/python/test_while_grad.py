@@ -327,9 +327,11 @@ def _long_loop_gradient_seconds(iterations):
         (dx,) = tf.gradients(y, [x])
         with tf.Session() as sess:
             sess.run(dx, {x: 1.0})  # warm up
-            start = time.perf_counter()
-            value = sess.run(dx, {x: 1.0})
-            elapsed = time.perf_counter() - start
+            elapsed = float("inf")
+            for _ in range(3):  # the best of three: other processes share the cores
+                start = time.perf_counter()
+                value = sess.run(dx, {x: 1.0})
+                elapsed = min(elapsed, time.perf_counter() - start)
     # y = 0.999^n x + sum_{k<n} 0.999^k x.
     expected = 0.999**iterations + sum(0.999**k for k in range(iterations))
     assert value == pytest.approx(expected, rel=1e-3)
