@@ -1,6 +1,6 @@
 """tf.gradients through tf.cond: the taken branch's gradient, zeros for the
 other; checked against central differences. Gradients through
-tf.while_loop raise a clear error until they are built."""
+tf.while_loop work (test_while_grad.py has the loop cases)."""
 
 import numpy as np
 import pytest
@@ -109,14 +109,15 @@ def test_gradient_through_a_hand_built_switch_and_merge():
         assert sess.run(dx, {x: 1.0, p: False}) == pytest.approx(3.0)
 
 
-def test_gradient_through_a_while_loop_raises_a_clear_error():
+def test_gradient_through_a_while_loop():
     x = tf.placeholder(tf.float32, [])
     _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), [0, x])
-    with pytest.raises(NotImplementedError, match="tf.while_loop is not supported yet"):
-        tf.gradients(y, [x])
+    (dx,) = tf.gradients(y, [x])
+    with tf.Session() as sess:
+        assert sess.run(dx, {x: 2.0}) == pytest.approx(4 * 2.0**3)
 
 
-def test_gradient_through_a_loop_inside_a_cond_raises_a_clear_error():
+def test_gradient_through_a_loop_inside_a_cond():
     x = tf.placeholder(tf.float32, [])
     p = tf.placeholder(tf.bool, [])
     r = tf.cond(
@@ -124,8 +125,10 @@ def test_gradient_through_a_loop_inside_a_cond_raises_a_clear_error():
         lambda: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), [0, x])[1],
         lambda: x,
     )
-    with pytest.raises(NotImplementedError, match="while/while_context"):
-        tf.gradients(r, [x])
+    (dx,) = tf.gradients(r, [x])
+    with tf.Session() as sess:
+        assert sess.run(dx, {x: 2.0, p: True}) == pytest.approx(4 * 2.0**3)
+        assert sess.run(dx, {x: 2.0, p: False}) == pytest.approx(1.0)
 
 
 def test_an_optimizer_minimizes_the_branch_taken():

@@ -26,27 +26,14 @@ from tensorweave import pywrap_tensorweave
 from tensorweave.framework import gradient_registry
 from tensorweave.proto import op_def_pb2
 
-_CONTROL_TRIGGER_NO_WRAPPER = (
-    "TensorFlow exposes ControlTrigger only as tf.raw_ops.ControlTrigger (its v1 control "
-    "flow never builds one); the runtime registers it for GraphDefs written by TensorFlow"
-)
-
-_STACK_OPS_HAVE_NO_GRADIENT = (
-    "TensorFlow registers no gradient for the Stack ops either: they are the machinery "
-    "of the while-loop gradient (issue 9 part 4), which pushes forward values and pops "
-    "them in the backward loop, not something tf.gradients differentiates through"
-)
 _STACK_OPS_HAVE_NO_WRAPPER = (
-    "TensorFlow has no public wrapper either (only gen_data_flow_ops, which the "
-    "while-loop gradient of issue 9 part 4 calls)"
+    "TensorFlow has no public wrapper either (only gen_data_flow_ops); the while-loop "
+    "gradient builds StackV2, StackPushV2 and StackPopV2 but never closes its stacks "
+    "(they die with their step), as TensorFlow's"
 )
 
 # Ops the gradient rule cannot hold for yet, with the reason.
 NO_GRADIENT_YET = {
-    "StackV2": _STACK_OPS_HAVE_NO_GRADIENT,
-    "StackPushV2": _STACK_OPS_HAVE_NO_GRADIENT,
-    "StackPopV2": _STACK_OPS_HAVE_NO_GRADIENT,
-    "StackCloseV2": _STACK_OPS_HAVE_NO_GRADIENT,
     "MaxPoolGrad": "its gradient (second order through max_pool) needs TensorFlow's "
     "MaxPoolGradGrad kernel, which the runtime does not have; NotDifferentiable would "
     "silently give a zero second derivative",
@@ -54,10 +41,6 @@ NO_GRADIENT_YET = {
 
 # Ops with no public wrapper, with the reason.
 NO_WRAPPER = {
-    "ControlTrigger": _CONTROL_TRIGGER_NO_WRAPPER,
-    "StackV2": _STACK_OPS_HAVE_NO_WRAPPER,
-    "StackPushV2": _STACK_OPS_HAVE_NO_WRAPPER,
-    "StackPopV2": _STACK_OPS_HAVE_NO_WRAPPER,
     "StackCloseV2": _STACK_OPS_HAVE_NO_WRAPPER,
     "TensorArrayGradWithShape": "TensorFlow's Python never builds it (tf.TensorArray.grad "
     "builds TensorArrayGradV3); the runtime registers it for GraphDefs written by TensorFlow",

@@ -97,7 +97,33 @@ def check_input_from_valid_context(op_type, op_name, op_context, input_op):
         )
     if is_containing_context(while_context, input_while_context):
         return
+    if _reads_across_gradient_loops(while_context, input_while_context):
+        return
     raise ValueError(
         f"Cannot use '{input_op.name}' as input to '{op_name}' because they are in "
         "different while loops."
     )
+
+
+def _reads_across_gradient_loops(while_context, input_while_context):
+    """The reads tf.gradients makes between a forward loop and its backprop
+    loop (control_flow_state.py): a backprop loop's op reads a value of its
+    forward loop, of a loop around it or of a loop nested in it before the
+    value is replaced by its history; a forward loop reads what its
+    backprop side built for it (and so for one level of nesting)."""
+    grad_state = getattr(while_context, "grad_state", None)
+    if grad_state is not None:
+        forward = grad_state.forward_context
+        if input_while_context is not None and (
+            is_containing_context(forward, input_while_context)
+            or forward is input_while_context.outer_context
+        ):
+            return True
+    input_grad_state = getattr(input_while_context, "grad_state", None)
+    if input_grad_state is not None:
+        if input_grad_state.forward_context is while_context:
+            return True
+        outer_state = input_grad_state.forward_context.grad_state
+        if outer_state is not None and outer_state.forward_context is while_context:
+            return True
+    return False

@@ -13,6 +13,13 @@ The walk:
 
 An x's own op is never differentiated through unless it lies between other
 xs and the ys; StopGradient ops and the ops of `stop_gradients` pass nothing.
+
+While loops (TensorFlow 1.x's scheme, control_flow_state.py): when a loop's
+Exit is between, every exit of that loop takes part and a backprop loop is
+built for it. The gradient of each op of the loop is built inside that
+backprop loop; a loop Switch is processed twice (from its Exit, then from
+the body); a loop's Exits wait for each other, and those no y uses get
+zeros when another has a gradient.
 """
 
 import collections
@@ -20,7 +27,8 @@ import collections
 from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
 from tensorweave.framework.gradient_registry import get_gradient_function
-from tensorweave.ops import array_ops, math_ops
+from tensorweave.ops import array_ops, control_flow_state, math_ops
+from tensorweave.ops import control_flow_util as util
 
 
 @tf_export("AggregationMethod")
@@ -61,7 +69,9 @@ def _consumers_map(graph):
 
 
 def _between_ops(from_ops, to_ops, consumers):
-    """Ops on a path from `from_ops` to `to_ops` (both ends included)."""
+    """Ops on a path from `from_ops` to `to_ops` (both ends included), as a
+    list in the order a backwards walk from `to_ops` meets them (a loop
+    around another is met before it) and as a set."""
     reached = set()
     queue = collections.deque(from_ops)
     while queue:
@@ -72,15 +82,16 @@ def _between_ops(from_ops, to_ops, consumers):
         for output in op.outputs:
             if _is_differentiable(output):
                 queue.extend(consumers[output])
-    between = set()
+    between, between_list = set(), []
     queue = collections.deque(op for op in to_ops if op in reached)
     while queue:
         op = queue.popleft()
         if op in between:
             continue
         between.add(op)
+        between_list.append(op)
         queue.extend(t.op for t in op.inputs if t.op in reached)
-    return between
+    return between_list, between
 
 
 def _default_grad_ys(ys, grad_ys):
@@ -141,6 +152,105 @@ def _gate(in_grads):
         return [None if g is None else array_ops.identity(g) for g in in_grads]
 
 
+def _backprop_op(op, grads, loop_state, stop_ops, gate_gradients):
+    """Sums the gradients that reached `op`'s outputs and hands its gradient
+    function's results to its inputs. An op of a forward while loop gets its
+    gradient built in that loop's backprop loop (its sums in the backprop
+    loop of the loop around an Exit)."""
+    with ops.name_scope(op.name + "_grad"):
+        if loop_state is not None:
+            loop_state.enter_grad_while_context(op, before=True)
+        try:
+            out_grads = [_aggregate(grads, t) for t in op.outputs]
+        finally:
+            if loop_state is not None:
+                loop_state.exit_grad_while_context(op, before=True)
+        in_grads = [None] * len(op.inputs)
+        if loop_state is not None:
+            loop_state.enter_grad_while_context(op, before=False)
+        try:
+            if (
+                any(g is not None for g in out_grads)
+                and op not in stop_ops
+                and op.type not in _BLOCKING_OP_TYPES
+            ):
+                grad_fn = get_gradient_function(op)  # LookupError names op and type
+                if grad_fn is not None:
+                    # Outputs nothing downstream uses get zeros, so the
+                    # gradient function sees a tensor for every output.
+                    for i, out_grad in enumerate(out_grads):
+                        if out_grad is None and _is_differentiable(op.outputs[i]):
+                            if loop_state is not None:
+                                out_grads[i] = loop_state.zeros_like(op, i)
+                            else:
+                                out_grads[i] = array_ops.zeros_like(op.outputs[i])
+                    in_grads = _check_in_grads(op, grad_fn(op, *out_grads))
+                    if gate_gradients:
+                        in_grads = _gate(in_grads)
+            for tensor, in_grad in zip(op.inputs, in_grads):
+                if in_grad is None or not _is_differentiable(tensor):
+                    continue
+                in_grad = ops.convert_to_tensor(in_grad)
+                try:
+                    in_grad.set_shape(tensor.shape)
+                except ValueError:
+                    raise ValueError(
+                        f"Incompatible shapes between op input and calculated input "
+                        f"gradient. Forward operation: {op.name}. Input index: "
+                        f"{op.inputs.index(tensor)}. Original input shape: {tensor.shape}. "
+                        f"Calculated input gradient shape: {in_grad.shape}"
+                    ) from None
+                grads.setdefault(tensor, []).append(in_grad)
+        finally:
+            if loop_state is not None:
+                loop_state.exit_grad_while_context(op, before=False)
+
+
+def _has_any_gradient(grads, op):
+    return any(g is not None for t in op.outputs for g in grads.get(t, ()))
+
+
+def _update_pending_and_enqueue_ready(grads, op, queue, pending, between, loop_state):
+    """One consumer fewer for each input op of `op`; queues those with none
+    left. A loop Switch is queued at its first gradient (from the Exit side)
+    and again when the body's arrives. A loop's Exits wait for one another:
+    when the last one is ready, those with a gradient are queued, and the
+    others too with zeros; when none has one, all are queued with None."""
+    for tensor in op.inputs:
+        input_op = tensor.op
+        if input_op not in between:
+            continue
+        pending[input_op] -= 1
+        ready = pending[input_op] == 0
+        if loop_state is not None and not ready:
+            ready = pending[input_op] > 0 and control_flow_state.is_loop_switch(input_op)
+        if not ready:
+            continue
+        if loop_state is None or not util.is_loop_exit(input_op):
+            queue.append(input_op)
+            continue
+        grad_state = loop_state.get_grad_state(input_op, before=False)
+        grad_state.deferred_exits.append(tensor)
+        grad_state.pending_exits_count -= 1
+        if grad_state.pending_exits_count != 0:
+            continue
+        has_gradient = False
+        for y in grad_state.deferred_exits:
+            if _has_any_gradient(grads, y.op):
+                has_gradient = True
+                queue.append(y.op)
+            else:
+                grad_state.unused_exits.append(y)
+        if has_gradient:
+            for y in grad_state.unused_exits:
+                if _is_differentiable(y):
+                    grads.setdefault(y, []).append(loop_state.zeros_like_for_exit(y))
+                queue.append(y.op)
+        else:
+            for y in grad_state.unused_exits:
+                queue.append(y.op)
+
+
 @tf_export("gradients")
 def gradients(
     ys,
@@ -183,10 +293,13 @@ def gradients(
         consumers = _consumers_map(graph)
         to_ops = list(dict.fromkeys(y.op for y in ys))
         from_ops = list(dict.fromkeys(x.op for x in xs))
-        between = _between_ops(from_ops, to_ops, consumers)
+        between_list, between = _between_ops(from_ops, to_ops, consumers)
+        # None unless some loop's Exit is between: then it adds every exit
+        # of those loops and builds their backprop loops' skeletons.
+        loop_state = control_flow_state.maybe_create_control_flow_state(between_list, between)
 
         pending = collections.Counter()
-        for op in between:
+        for op in between_list:
             for tensor in op.inputs:
                 if tensor.op in between:
                     pending[tensor.op] += 1
@@ -200,47 +313,25 @@ def gradients(
         for y, grad_y in zip(ys, grad_ys):
             grads.setdefault(y, []).append(grad_y)
 
-        queue = collections.deque(op for op in to_ops if op in between and pending[op] == 0)
+        queue = collections.deque()
+        to_ops_set = set()
+        for op in to_ops:
+            if op in between and pending[op] == 0 and op not in to_ops_set:
+                to_ops_set.add(op)
+                queue.append(op)
+        if loop_state is not None:
+            for y in loop_state.process_unused_loop_exits(pending, to_ops_set):
+                if _is_differentiable(y):
+                    grads.setdefault(y, []).append(loop_state.zeros_like_for_exit(y))
+                    queue.append(y.op)
+
         while queue:
             op = queue.popleft()
-            with ops.name_scope(op.name + "_grad"):
-                out_grads = [_aggregate(grads, t) for t in op.outputs]
-                in_grads = [None] * len(op.inputs)
-                if (
-                    any(g is not None for g in out_grads)
-                    and op not in stop_ops
-                    and op.type not in _BLOCKING_OP_TYPES
-                ):
-                    grad_fn = get_gradient_function(op)  # LookupError names op and type
-                    if grad_fn is not None:
-                        # Outputs nothing downstream uses get zeros, so the
-                        # gradient function sees a tensor for every output.
-                        for i, out_grad in enumerate(out_grads):
-                            if out_grad is None and _is_differentiable(op.outputs[i]):
-                                out_grads[i] = array_ops.zeros_like(op.outputs[i])
-                        in_grads = _check_in_grads(op, grad_fn(op, *out_grads))
-                        if gate_gradients:
-                            in_grads = _gate(in_grads)
-                for tensor, in_grad in zip(op.inputs, in_grads):
-                    if in_grad is None or not _is_differentiable(tensor):
-                        continue
-                    in_grad = ops.convert_to_tensor(in_grad)
-                    try:
-                        in_grad.set_shape(tensor.shape)
-                    except ValueError:
-                        raise ValueError(
-                            f"Incompatible shapes between op input and calculated input "
-                            f"gradient. Forward operation: {op.name}. Input index: "
-                            f"{op.inputs.index(tensor)}. Original input shape: {tensor.shape}. "
-                            f"Calculated input gradient shape: {in_grad.shape}"
-                        ) from None
-                    grads.setdefault(tensor, []).append(in_grad)
-            for tensor in op.inputs:
-                if tensor.op in between:
-                    pending[tensor.op] -= 1
-                    if pending[tensor.op] == 0:
-                        queue.append(tensor.op)
+            _backprop_op(op, grads, loop_state, stop_ops, gate_gradients)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending, between, loop_state)
 
+        if loop_state is not None:
+            loop_state.post_processing()
         # Each x's op ran through the loop (it is between), which summed the
         # gradients reaching x; an x that reaches no y has none.
         return [_aggregate(grads, x) for x in xs]

@@ -12,10 +12,18 @@ such constants, runs after the loop's pivot so it runs once per iteration.
 
     context = WhileContext(parallel_iterations=10)
     result = context.build_loop(cond, body, loop_vars, shape_invariants, False)
+
+For tf.gradients (control_flow_state.py), a forward loop gets an iteration
+counter (add_forward_loop_counter) and its backprop loop is a WhileContext
+with a `grad_state`, driven by a counter counting down from the number of
+forward iterations (add_backprop_loop_counter); a value of the forward loop
+that an op of the backprop loop reads is replaced by its history (a stack
+pop), and a loop constant's gradient is summed over the iterations
+(add_backprop_accumulator).
 """
 
 from tensorweave.framework import ops, tensor_shape
-from tensorweave.ops import array_ops, control_flow_ops
+from tensorweave.ops import array_ops, constant_op, control_flow_ops, math_ops
 from tensorweave.ops import control_flow_nest as nest
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.control_flow_context import (
@@ -46,6 +54,7 @@ class WhileContext(ControlFlowContext):
         back_prop=True,
         swap_memory=False,
         name="while_context",
+        grad_state=None,
     ):
         if not isinstance(parallel_iterations, int) or parallel_iterations <= 0:
             raise ValueError(
@@ -63,6 +72,8 @@ class WhileContext(ControlFlowContext):
         self._pivot = None  # the LoopCond
         self._loop_exits = []
         self._loop_enters = []
+        # Set for the backprop loop of a forward loop (control_flow_state.py).
+        self._grad_state = grad_state
 
     @property
     def maximum_iterations(self):
@@ -94,8 +105,8 @@ class WhileContext(ControlFlowContext):
 
     @property
     def grad_state(self):
-        # Gradients of while loops are not built yet (control_flow_grad.py).
-        return None
+        """The GradLoopState when this is a backprop loop, else None."""
+        return self._grad_state
 
     def get_while_context(self):
         return self
@@ -129,7 +140,7 @@ class WhileContext(ControlFlowContext):
                 kept.append(op)
         return kept
 
-    def _make_enter(self, value, is_constant, control_inputs, use_input_shape=True):
+    def _make_enter(self, value, is_constant, control_inputs, use_input_shape=True, name=None):
         """An Enter of `value` into this frame, belonging to this context."""
         with ops.control_dependencies(None), self._graph.control_dependencies(control_inputs):
             enter = control_flow_ops._enter(
@@ -138,6 +149,7 @@ class WhileContext(ControlFlowContext):
                 is_constant=is_constant,
                 parallel_iterations=self._parallel_iterations,
                 use_input_shape=use_input_shape,
+                name=name,
             )
         enter.op._set_control_flow_context(self)
         # The open tf.control_dependencies scopes count it as theirs, so ops
@@ -155,6 +167,10 @@ class WhileContext(ControlFlowContext):
             found = self._external_values.get(value.name)
             return value if found is None else found
         self._values.add(value.name)
+        real_value = self._forward_value_in_backprop(value)
+        if real_value is not None:
+            self._external_values[value.name] = real_value
+            return real_value
         result = value
         if self._outer_context is not None:
             result = self._outer_context.add_value(value)
@@ -162,6 +178,22 @@ class WhileContext(ControlFlowContext):
         self._values.add(enter.name)
         self._external_values[value.name] = enter
         return enter
+
+    def _forward_value_in_backprop(self, value):
+        """While a backprop loop is being built, a value of its forward loop
+        (or an Exit of a loop inside it) is replaced by its history: the
+        value the forward iteration being undone had. None otherwise."""
+        current = self._graph._get_control_flow_context()
+        grad_context = current.get_while_context() if current is not None else None
+        if grad_context is None or grad_context.grad_state is None:
+            return None
+        forward_context = util.get_while_context(value.op)
+        if util.is_loop_exit(value.op) and forward_context is not None:
+            outer = forward_context.outer_context
+            forward_context = outer.get_while_context() if outer is not None else None
+        if forward_context is not grad_context.grad_state.forward_context:
+            return None
+        return grad_context.grad_state.get_real_value(value)
 
     # --- the hooks Graph.create_op calls ------------------------------------------
 
@@ -309,3 +341,118 @@ class WhileContext(ControlFlowContext):
         if return_same_structure:
             return packed
         return packed[0] if len(exit_vars) == 1 else packed
+
+    # --- gradients (control_flow_state.py builds the backprop loop) ------------
+
+    def add_forward_loop_counter(self, outer_grad_state):
+        """Adds a counter of this loop's iterations as one more loop
+        variable; returns (its Exit: the number of iterations, its
+        NextIteration). Called in the context around this loop."""
+        controls = []
+        if outer_grad_state is not None:
+            # Each run of an inner loop pushes after the previous run did.
+            controls = [outer_grad_state.forward_add_op]
+        with ops.control_dependencies(controls):
+            start = constant_op.constant(0, name="f_count")
+        self.enter()
+        try:
+            self.add_name(start.name)
+            enter_count = self._make_enter(start, False, [], name="f_count")
+            self._loop_enters.append(enter_count)
+            merge_count = control_flow_ops.merge([enter_count, enter_count])[0]
+            switch_count = control_flow_ops.switch(merge_count, self._pivot)
+            index = math_ops.add(switch_count[1], 1)
+            next_count = control_flow_ops._next_iteration(index)
+            merge_count.op._update_input(1, next_count)
+            total_iterations = control_flow_ops.exit(switch_count[0], name="f_count")
+            self._loop_exits.append(total_iterations)
+            self.exit_result([total_iterations])
+        finally:
+            self.exit()
+        return total_iterations, next_count
+
+    def add_backprop_loop_counter(self, count, outer_grad_state):
+        """Builds this backprop loop's skeleton: a counter that starts at
+        the forward loop's iteration count `count` and runs the loop while it
+        is at least 1, counting down. Returns its NextIteration."""
+        one = constant_op.constant(1, name="b_count")
+        self.enter()
+        try:
+            self.add_name(count.name)
+            enter_count = self._make_enter(count, False, [], name="b_count")
+            self._loop_enters.append(enter_count)
+            merge_count = control_flow_ops.merge([enter_count, enter_count])[0]
+            self._pivot_for_pred = merge_count
+            pred = math_ops.greater_equal(merge_count, one)
+            self._pivot = control_flow_ops.loop_cond(pred, name="b_count")
+            switch_count = control_flow_ops.switch(merge_count, self._pivot)
+            index = math_ops.subtract(switch_count[1], one)
+            self._pivot_for_body = index
+            next_count = control_flow_ops._next_iteration(index)
+            merge_count.op._update_input(1, next_count)
+            final_zero = control_flow_ops.exit(switch_count[0], name="b_count")
+            self._loop_exits.append(final_zero)
+            if outer_grad_state is not None:
+                # The outer backprop iteration moves on once this run ended.
+                outer_grad_state.order_before_grad_index(final_zero.op)
+            self.exit_result([final_zero])
+        finally:
+            self.exit()
+        return next_count
+
+    def add_backprop_accumulator(self, op, grad):
+        """The sum over the backprop iterations of `grad`, the gradient
+        reaching the loop constant Enter `op` in each: a loop variable of
+        this backprop loop starting at zeros; returns its Exit. Called in
+        this (backprop) context, and leaves it entered."""
+        self.exit()
+        shape = grad.shape
+        if shape.is_fully_defined():
+            if self._outer_context is not None:
+                self._outer_context.enter()
+            try:
+                zeros = constant_op.constant(0, grad.dtype, shape=shape.dims, name="b_acc")
+            finally:
+                if self._outer_context is not None:
+                    self._outer_context.exit()
+        else:
+            value = op.inputs[0]
+            outer = self._outer_context
+            if outer is not None and outer.is_while_context() and outer.grad_state is not None:
+                # The shape of what entered, per run of the nested loop.
+                forward_context = self._grad_state.forward_context
+                forward_context.outer_context.enter()
+                try:
+                    zeros_shape = array_ops.shape(value)
+                finally:
+                    forward_context.outer_context.exit()
+                outer_grad_state = self._grad_state.outer_grad_state
+                history_shape = outer_grad_state.add_forward_accumulator(zeros_shape)
+                outer.enter()
+                try:
+                    real_shape = outer_grad_state.add_backprop_accumulated_value(
+                        history_shape, zeros_shape
+                    )
+                    zeros = array_ops.zeros(real_shape, grad.dtype)
+                finally:
+                    outer.exit()
+            else:
+                if outer is not None:
+                    outer.enter()
+                try:
+                    zeros = array_ops.zeros(array_ops.shape(value), grad.dtype)
+                finally:
+                    if outer is not None:
+                        outer.exit()
+        self.enter()
+        self.add_name(zeros.name)
+        enter_acc = self._make_enter(zeros, False, [], name="b_acc")
+        self._loop_enters.append(enter_acc)
+        merge_acc = control_flow_ops.merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_false, switch_true = control_flow_ops.switch(merge_acc, self._pivot)
+        add_acc = math_ops.add(switch_true, grad)
+        merge_acc.op._update_input(1, control_flow_ops._next_iteration(add_acc))
+        result = control_flow_ops.exit(switch_false, name="b_acc")
+        self._loop_exits.append(result)
+        self.exit_result([result])
+        return result
