@@ -1,14 +1,11 @@
 """tf.map_fn, tf.scan, tf.foldl, tf.foldr and TensorArrays carried through
-tf.while_loop, against numpy. They need tf.while_loop (issue 9 part 3, a
-separate piece): until its modules are present this file is skipped."""
+tf.while_loop, against numpy."""
 
 import collections
 
 import numpy as np
 import pytest
 import tensorweave as tf
-
-pytest.importorskip("tensorweave.ops.while_loop")
 
 
 def run(fetches, feed_dict=None):
@@ -103,9 +100,6 @@ def test_a_tensor_array_through_cond():
 def test_map_fn_gradient_matches_the_analytic_one():
     x = tf.placeholder(tf.float32, [4])
     y = tf.reduce_sum(tf.map_fn(lambda v: v * v * v, x))
-    try:
-        (grad,) = tf.gradients(y, [x])
-    except NotImplementedError:
-        pytest.skip("gradients through tf.while_loop are not in this build yet")
+    (grad,) = tf.gradients(y, [x])
     value = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
     np.testing.assert_allclose(run(grad, {x: value}), 3 * value * value, rtol=1e-6)

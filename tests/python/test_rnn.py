@@ -398,27 +398,6 @@ def test_static_rnn_trains():
     assert last < first * 0.2, (first, last)
 
 
-def _while_loop_gradients_exist():
-    """True once tf.gradients goes through a tf.while_loop (helper WGRAD's part)."""
-    graph = tf.Graph()
-    with graph.as_default():
-        x = tf.constant(2.0)
-        y = tf.while_loop(lambda v: v < 10.0, lambda v: v * v, [x])
-        try:
-            grad = tf.gradients(y, x)[0]
-        except NotImplementedError:
-            return False
-        with tf.Session() as sess:
-            return abs(sess.run(grad) - 32.0) < 1e-4  # y = x**4, dy/dx = 4 x**3
-
-
-needs_while_gradients = pytest.mark.skipif(
-    not _while_loop_gradients_exist(),
-    reason="tf.gradients through tf.while_loop is not on this branch yet (helper WGRAD)",
-)
-
-
-@needs_while_gradients
 def test_dynamic_rnn_gradients_match_central_differences():
     def build(x, gate_kernel, candidate_kernel, bias):
         by_name = {
@@ -445,7 +424,6 @@ def test_dynamic_rnn_gradients_match_central_differences():
     check_gradients(build, values, rtol=1e-4)
 
 
-@needs_while_gradients
 def test_dynamic_rnn_lstm_trains():
     def build(x):
         _, state = tf.nn.dynamic_rnn(rnn_cell.BasicLSTMCell(8), x, dtype=tf.float32)
