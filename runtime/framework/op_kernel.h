@@ -39,6 +39,8 @@
 
 namespace tensorweave {
 
+class FunctionLibraryRuntime;
+
 // Appends " (node 'NAME', op OP)" unless the message already names a node.
 Status AttachNodeName(const Status& status, const std::string& node_name, const std::string& op);
 
@@ -105,6 +107,9 @@ class OpKernelContext {
     CallFrameInterface* call_frame = nullptr;
     // Schedules a closure on the inter-op thread pool.
     std::function<void(std::function<void()>)>* runner = nullptr;
+    // Runs the functions of the graph's library (call ops, If, While, Case);
+    // null when the executor was given none.
+    FunctionLibraryRuntime* function_library = nullptr;
   };
 
   explicit OpKernelContext(Params* params);
@@ -119,6 +124,7 @@ class OpKernelContext {
   CancellationManager* cancellation_manager() const { return params_->cancellation_manager; }
   CallFrameInterface* call_frame() const { return params_->call_frame; }
   std::function<void(std::function<void()>)>* runner() const { return params_->runner; }
+  FunctionLibraryRuntime* function_library() const { return params_->function_library; }
 
   int num_inputs() const { return static_cast<int>(params_->inputs->size()); }
   // The value of input i. For a ref input this is the variable's tensor,
