@@ -84,7 +84,8 @@ FUZZ_SEED         ?= $(shell date +%s)
 FUZZ_SECONDS      ?= 600
 FUZZ_TIMEOUT      ?= 20
 FUZZ_FINDINGS     ?=
-FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs --corpus tests/fixtures/tf_control_flow
+FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs --corpus tests/fixtures/tf_control_flow \
+                     --corpus tests/fixtures/tf_functions
 FUZZ_FLAGS         = $(if $(FUZZ_FINDINGS),--findings $(FUZZ_FINDINGS))
 
 .PHONY: all deps lib python lint test test-runtime test-c test-python test-fuzz test-interop fuzz \

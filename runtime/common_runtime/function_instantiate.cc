@@ -94,8 +94,8 @@ Status InstantiateFunction(const FunctionDef& function, const OpDef& signature,
   }
   std::vector<int> input_sizes, output_sizes;
   Status status = InOutTypesForNode(call, signature, &result->arg_types, &result->ret_types);
-  if (status.ok()) status = ArgSizes(call, signature.inputs, &input_sizes);
-  if (status.ok()) status = ArgSizes(call, signature.outputs, &output_sizes);
+  if (status.ok()) status = ArgSizes(call, signature, signature.inputs, &input_sizes);
+  if (status.ok()) status = ArgSizes(call, signature, signature.outputs, &output_sizes);
   if (!status.ok()) return bad(status);
   const AttrMap& call_attrs = call.attr();
 
@@ -137,7 +137,7 @@ Status InstantiateFunction(const FunctionDef& function, const OpDef& signature,
     }
     AddDefaultsToNodeDef(*op, node);
     std::vector<int> sizes;
-    status = ArgSizes(*node, op->outputs, &sizes);
+    status = ArgSizes(*node, *op, op->outputs, &sizes);
     if (!status.ok()) return bad_node(status);
     std::map<std::string, OutputRange>& ranges = outputs_of[node->name()];
     int start = 0;
