@@ -35,8 +35,25 @@ _CONTROL_FLOW_WRAPPER_LATER = (
     "builders (tf.cond, tf.while_loop, control_flow_ops) are issue 9 part 3, a later piece"
 )
 
+_FUNCTIONS_RUN_FROM_GRAPHDEFS = (
+    "calls of a GraphDef's function library and functional control flow run from GraphDefs "
+    "TensorFlow 2.x wrote (issue 9 part 6); building them in Python (tf.function) and their "
+    "gradients are a later piece"
+)
+_FUNCTIONAL_OPS = (
+    "Case",
+    "If",
+    "PartitionedCall",
+    "StatefulPartitionedCall",
+    "StatelessCase",
+    "StatelessIf",
+    "StatelessWhile",
+    "While",
+)
+
 # Ops the gradient rule cannot hold for yet, with the reason.
 NO_GRADIENT_YET = {
+    **dict.fromkeys(_FUNCTIONAL_OPS, _FUNCTIONS_RUN_FROM_GRAPHDEFS),
     "ControlTrigger": _CONTROL_FLOW_GRADIENT_LATER,
     "Enter": _CONTROL_FLOW_GRADIENT_LATER,
     "Exit": _CONTROL_FLOW_GRADIENT_LATER,
@@ -56,6 +73,7 @@ NO_GRADIENT_YET = {
 
 # Ops with no public wrapper, with the reason.
 NO_WRAPPER = {
+    **dict.fromkeys(_FUNCTIONAL_OPS, _FUNCTIONS_RUN_FROM_GRAPHDEFS),
     "ControlTrigger": _CONTROL_FLOW_WRAPPER_LATER,
     "Enter": _CONTROL_FLOW_WRAPPER_LATER,
     "Exit": _CONTROL_FLOW_WRAPPER_LATER,
