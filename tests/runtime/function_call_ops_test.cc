@@ -23,6 +23,7 @@ using namespace session_test;  // NOLINT: test helpers
 //   square(x: T) -> x * x
 //   add_one(x: float) -> x + 1
 //   fail(x: float) -> SessionTestFail(x)
+//   wait() -> SessionTestWaitForCancel(), which ends when the step is cancelled
 //   below(i: int32, limit: int32) -> i < limit        (a While cond)
 //   step(i: int32, limit: int32) -> (i + 1, limit)    (a While body)
 //   forever(i: int32, limit: int32) -> true
@@ -48,6 +49,11 @@ constexpr char kLibrary[] = R"(
                 output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "broken" op: "SessionTestFail" input: "x" }
     ret { key: "y" value: "broken:y:0" }
+  }
+  function {
+    signature { name: "wait" output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "blocked" op: "SessionTestWaitForCancel" }
+    ret { key: "y" value: "blocked:y:0" }
   }
   function {
     signature { name: "below" input_arg { name: "i" type: DT_INT32 }
@@ -226,6 +232,28 @@ TEST(FunctionCallOpsTest, AnEndlessWhileStopsAtTheTimeoutAndOnClose) {
     SESSION_EXPECT_OK(session->Close());
   });
   status = session->Run({{"n", IntScalar(1)}}, {"loop:0"}, {}, &out);
+  closer.join();
+  EXPECT_EQ(status.code(), Code::CANCELLED) << status;
+}
+
+TEST(FunctionCallOpsTest, TheCallersCancellationReachesTheBody) {
+  const GraphDef graph = WithLibrary(R"(
+    node { name: "call" op: "PartitionedCall"
+           attr { key: "Tin" value { list { } } }
+           attr { key: "Tout" value { list { type: DT_FLOAT } } }
+           attr { key: "f" value { func { name: "wait" } } } })");
+  std::unique_ptr<Session> session = NewSessionWith(graph, 1);
+  RunOptions options;
+  options.set_timeout_in_ms(200);
+  std::vector<Tensor> out;
+  Status status = session->Run(options, {}, {"call"}, {}, &out);
+  EXPECT_EQ(status.code(), Code::DEADLINE_EXCEEDED) << status;
+
+  std::thread closer([&session] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    SESSION_EXPECT_OK(session->Close());
+  });
+  status = session->Run({}, {"call"}, {}, &out);
   closer.join();
   EXPECT_EQ(status.code(), Code::CANCELLED) << status;
 }
