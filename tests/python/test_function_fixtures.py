@@ -25,7 +25,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_functio
 GRAPHS = sorted(glob.glob(os.path.join(FIXTURES, "*.pb")))
 EXPECTED = {
     "cond",
-    "stateful_cond",
+    "cond_call",
     "while",
     "while_call",
     "nested_while",
