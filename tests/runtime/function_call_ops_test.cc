@@ -12,6 +12,7 @@
 
 #include "runtime/common_runtime/function_library.h"
 #include "runtime/common_runtime/session.h"
+#include "runtime/framework/op_kernel.h"
 #include "tests/runtime/session_test_util.h"
 
 namespace tensorweave {
@@ -19,11 +20,26 @@ namespace {
 
 using namespace session_test;  // NOLINT: test helpers
 
+// The id of the step it runs in.
+REGISTER_OP("FunctionTestStepId").Output("id: int64").SetIsStateful().Doc("Test op: step id.");
+
+class StepIdOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* c) override {
+    Tensor* id = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape(), &id));
+    id->data<int64_t>()[0] = c->step_id();
+  }
+};
+REGISTER_KERNEL_BUILDER(Name("FunctionTestStepId").Device(DEVICE_CPU), StepIdOp);
+
 // Functions the graphs below call:
 //   square(x: T) -> x * x
 //   add_one(x: float) -> x + 1
 //   fail(x: float) -> SessionTestFail(x)
 //   wait() -> SessionTestWaitForCancel(), which ends when the step is cancelled
+//   step_id() -> the id of the step the body runs in
 //   below(i: int32, limit: int32) -> i < limit        (a While cond)
 //   step(i: int32, limit: int32) -> (i + 1, limit)    (a While body)
 //   forever(i: int32, limit: int32) -> true
@@ -54,6 +70,11 @@ constexpr char kLibrary[] = R"(
     signature { name: "wait" output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "blocked" op: "SessionTestWaitForCancel" }
     ret { key: "y" value: "blocked:y:0" }
+  }
+  function {
+    signature { name: "step_id" output_arg { name: "id" type: DT_INT64 } }
+    node_def { name: "read" op: "FunctionTestStepId" }
+    ret { key: "id" value: "read:id:0" }
   }
   function {
     signature { name: "below" input_arg { name: "i" type: DT_INT32 }
@@ -234,6 +255,22 @@ TEST(FunctionCallOpsTest, AnEndlessWhileStopsAtTheTimeoutAndOnClose) {
   status = session->Run({{"n", IntScalar(1)}}, {"loop:0"}, {}, &out);
   closer.join();
   EXPECT_EQ(status.code(), Code::CANCELLED) << status;
+}
+
+TEST(FunctionCallOpsTest, TheBodyRunsInTheCallersStep) {
+  const GraphDef graph = WithLibrary(R"(
+    node { name: "outside" op: "FunctionTestStepId" }
+    node { name: "inside" op: "PartitionedCall"
+           attr { key: "Tin" value { list { } } }
+           attr { key: "Tout" value { list { type: DT_INT64 } } }
+           attr { key: "f" value { func { name: "step_id" } } } })");
+  std::unique_ptr<Session> session = NewSessionWith(graph);
+  std::vector<Tensor> first, second;
+  SESSION_ASSERT_OK(session->Run({}, {"outside", "inside"}, {}, &first));
+  SESSION_ASSERT_OK(session->Run({}, {"outside", "inside"}, {}, &second));
+  EXPECT_EQ(first[0].scalar<int64_t>(), first[1].scalar<int64_t>());
+  EXPECT_EQ(second[0].scalar<int64_t>(), second[1].scalar<int64_t>());
+  EXPECT_NE(first[1].scalar<int64_t>(), second[1].scalar<int64_t>());
 }
 
 TEST(FunctionCallOpsTest, TheCallersCancellationReachesTheBody) {
