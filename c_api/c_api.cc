@@ -187,6 +187,9 @@ Status ExtendSessionWithNewNodes(TF_Session* session) {
       *graph_def.add_node() = graph->graph.NodeDefWithInputs(node);
     }
   }
+  // The whole library each time: the session skips the functions it holds.
+  if (!graph->graph.flib_def().empty())
+    *graph_def.mutable_library() = graph->graph.flib_def().ToProto();
   if (graph_def.node_size() > 0) TW_RETURN_IF_ERROR(session->session->Extend(graph_def));
   session->num_node_ids_sent.store(num_ids, std::memory_order_release);
   return Status::OK();

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "runtime/common_runtime/function_runtime.h"
 #include "runtime/common_runtime/local_devices.h"
 #include "runtime/common_runtime/partition.h"
 #include "runtime/common_runtime/placer.h"
@@ -23,6 +24,9 @@ namespace tensorweave {
 struct DirectSession::ExecutorsAndKeys {
   struct Part {
     Device* device = nullptr;
+    // Runs the functions of the session's library for the executor's call
+    // kernels (null when the library is empty); outlives the executor.
+    std::unique_ptr<FunctionLibraryRuntime> function_library;
     std::unique_ptr<Executor> executor;
   };
   std::vector<Part> parts;  // one per device used
@@ -598,6 +602,11 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
     part.device = device->second;
     LocalExecutorParams params;
     params.device = part.device;
+    if (!graph_->flib_def().empty()) {
+      part.function_library =
+          std::make_unique<FunctionLibraryRuntime>(&graph_->flib_def(), part.device);
+      params.function_library = part.function_library.get();
+    }
     TW_RETURN_IF_ERROR(NewLocalExecutor(params, *entry.second, &part.executor));
     entry.second->ToGraphDef(&result->partition_graphs[entry.first]);
     result->parts.push_back(std::move(part));

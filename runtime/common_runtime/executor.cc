@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/common_runtime/executor_internal.h"
+#include "runtime/common_runtime/function_runtime.h"
 #include "runtime/common_runtime/propagator_state.h"
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_kernel.h"
@@ -181,9 +182,10 @@ class ExecutorImpl : public Executor {
   using State = StepState<Propagator>;
   using ReadyStack = NodeStack<Tagged>;
 
-  ExecutorImpl(Device* device, std::unique_ptr<ExecutorGraph> graph,
+  ExecutorImpl(const LocalExecutorParams& params, std::unique_ptr<ExecutorGraph> graph,
                std::vector<std::unique_ptr<OpKernel>> kernels)
-      : device_(device),
+      : device_(params.device),
+        function_library_(params.function_library),
         graph_(std::move(graph)),
         kernels_(std::move(kernels)),
         items_(graph_->items),
@@ -249,6 +251,7 @@ class ExecutorImpl : public Executor {
   void RecordCost(int node, int64_t nanos) const;
 
   Device* device_;
+  FunctionLibraryRuntime* function_library_;
   std::unique_ptr<ExecutorGraph> graph_;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
   const std::vector<NodeItem>& items_;
@@ -378,6 +381,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       params.is_input_dead = P::IsDead(tagged);
       params.frame_iter = P::FrameIterOf(tagged);
       params.step_container = state->args.step_container;
+      params.function_library = function_library_;
       status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);
@@ -667,8 +671,10 @@ void ExecutorImpl<P>::RecordCost(int node, int64_t nanos) const {
 
 // Creates the kernels and the static view of `graph`; index_of maps node ids
 // to dense indices.
-Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* index_of,
-                          ExecutorGraph* view, std::vector<std::unique_ptr<OpKernel>>* kernels) {
+Status BuildExecutorGraph(const LocalExecutorParams& params, const Graph& graph,
+                          std::vector<int>* index_of, ExecutorGraph* view,
+                          std::vector<std::unique_ptr<OpKernel>>* kernels) {
+  Device* device = params.device;
   // Dense indices for op nodes; SOURCE and SINK are not executed.
   index_of->assign(graph.num_node_ids(), -1);
   std::vector<Node*> nodes = graph.op_nodes();
@@ -679,7 +685,14 @@ Status BuildExecutorGraph(Device* device, const Graph& graph, std::vector<int>* 
   int num_retvals = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
-    TW_RETURN_IF_ERROR(CreateOpKernel(device->device_type(), device, node->def(), &(*kernels)[i]));
+    // A node whose op is a function of the library calls it.
+    if (params.function_library != nullptr &&
+        params.function_library->IsFunction(node->type_string())) {
+      TW_RETURN_IF_ERROR(params.function_library->CreateKernel(node->def(), &(*kernels)[i]));
+    } else {
+      TW_RETURN_IF_ERROR(
+          CreateOpKernel(device->device_type(), device, node->def(), &(*kernels)[i]));
+    }
     NodeItem& item = view->items[i];
     item.kernel = (*kernels)[i].get();
     item.async = item.kernel->AsAsync();
@@ -735,7 +748,7 @@ Status NewLocalExecutor(const LocalExecutorParams& params, const Graph& graph,
   auto view = std::make_unique<ExecutorGraph>();
   std::vector<std::unique_ptr<OpKernel>> kernels;
   std::vector<int> index_of;
-  TW_RETURN_IF_ERROR(BuildExecutorGraph(params.device, graph, &index_of, view.get(), &kernels));
+  TW_RETURN_IF_ERROR(BuildExecutorGraph(params, graph, &index_of, view.get(), &kernels));
   const std::vector<Node*> nodes = graph.op_nodes();
   // Only graphs that may meet dead tensors pay for frames and deadness: those
   // with control flow, and those receiving from another partition (whose
@@ -746,12 +759,12 @@ Status NewLocalExecutor(const LocalExecutorParams& params, const Graph& graph,
   const bool has_peer_recv = std::any_of(view->items.begin(), view->items.end(),
                                          [](const NodeItem& item) { return item.is_peer_recv; });
   if (!has_control_flow && !has_peer_recv) {
-    *executor = std::make_unique<ExecutorImpl<SimplePropagator>>(params.device, std::move(view),
+    *executor = std::make_unique<ExecutorImpl<SimplePropagator>>(params, std::move(view),
                                                                  std::move(kernels));
     return Status::OK();
   }
-  auto frames = std::make_unique<ExecutorImpl<FrameAdapter>>(params.device, std::move(view),
-                                                             std::move(kernels));
+  auto frames =
+      std::make_unique<ExecutorImpl<FrameAdapter>>(params, std::move(view), std::move(kernels));
   TW_RETURN_IF_ERROR(frames->propagator()->Initialize(graph, index_of));
   *executor = std::move(frames);
   return Status::OK();

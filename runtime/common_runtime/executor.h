@@ -85,8 +85,14 @@ class Executor {
   Status Run(const Args& args);
 };
 
+class FunctionLibraryRuntime;
+
 struct LocalExecutorParams {
   Device* device = nullptr;  // not owned; outlives the executor
+  // Not owned; outlives the executor. Kernels call functions through it and
+  // a node whose op is one of its functions gets a call kernel. Null: the
+  // graph calls no functions.
+  FunctionLibraryRuntime* function_library = nullptr;
 };
 
 // Builds an executor for `graph`, whose op nodes all run on params.device:

@@ -396,8 +396,9 @@ Status InOutTypesForNode(const NodeDef& node, const OpDef& op_def, DataTypeVecto
 }
 
 Status ArgSizes(const NodeDef& node, const std::vector<ArgDef>& args, std::vector<int>* sizes) {
-  sizes->clear();
   const OpDef* op_def = OpRegistry::Global()->LookUp(node.op());
+  if (op_def != nullptr) return ArgSizes(node, *op_def, args, sizes);
+  sizes->clear();
   for (const ArgDef& arg : args) {
     DataTypeVector types;
     if (op_def != nullptr) {
@@ -406,6 +407,17 @@ Status ArgSizes(const NodeDef& node, const std::vector<ArgDef>& args, std::vecto
       // Without a registered op only plain args can be sized.
       types.push_back(arg.type);
     }
+    sizes->push_back(static_cast<int>(types.size()));
+  }
+  return Status::OK();
+}
+
+Status ArgSizes(const NodeDef& node, const OpDef& op_def, const std::vector<ArgDef>& args,
+                std::vector<int>* sizes) {
+  sizes->clear();
+  for (const ArgDef& arg : args) {
+    DataTypeVector types;
+    TW_RETURN_IF_ERROR(ArgTypes(node, op_def, arg, &types));
     sizes->push_back(static_cast<int>(types.size()));
   }
   return Status::OK();

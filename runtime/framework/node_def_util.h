@@ -54,6 +54,10 @@ Status InOutTypesForNode(const NodeDef& node, const OpDef& op_def, DataTypeVecto
 // Number of tensors each arg of `args` expands to for this node (1 for a
 // plain arg, N for "N * T", len(list) for a type list).
 Status ArgSizes(const NodeDef& node, const std::vector<ArgDef>& args, std::vector<int>* sizes);
+// The same for an op given directly (one the global registry lacks, such as
+// a function's signature).
+Status ArgSizes(const NodeDef& node, const OpDef& op_def, const std::vector<ArgDef>& args,
+                std::vector<int>* sizes);
 
 // A tensor name "node:3" split into ("node", 3); "node" gives index 0;
 // "^node" gives index -1 (a control input). False for empty names or a

@@ -33,9 +33,12 @@ Status OpRegistry::Register(OpDef op_def) {
 }
 
 const OpDef* OpRegistry::LookUp(const std::string& op_name) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = ops_.find(op_name);
-  return it == ops_.end() ? nullptr : it->second.get();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ops_.find(op_name);
+    if (it != ops_.end()) return it->second.get();
+  }
+  return fallback_ != nullptr ? fallback_->LookUp(op_name) : nullptr;
 }
 
 Status OpRegistry::LookUp(const std::string& op_name, const OpDef** op_def) const {

@@ -81,15 +81,22 @@ class OpRegistry {
  public:
   static OpRegistry* Global();
 
+  // A registry of its own ops that looks in `fallback` (not owned; null for
+  // none) for the names it lacks: a graph's function library resolves its
+  // functions' names first and every registered op through the global one.
+  explicit OpRegistry(const OpRegistry* fallback = nullptr) : fallback_(fallback) {}
+
   // ALREADY_EXISTS for a second op of the same name.
   Status Register(OpDef op_def);
-  // Null when unknown.
+  // Null when unknown (here and in the fallback).
   const OpDef* LookUp(const std::string& op_name) const;
   // NOT_FOUND naming the op when unknown.
   Status LookUp(const std::string& op_name, const OpDef** op_def) const;
+  // This registry's own ops, without the fallback's.
   std::vector<std::string> ListOpNames() const;
 
  private:
+  const OpRegistry* const fallback_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<OpDef>> ops_;
 };

@@ -13,6 +13,13 @@ namespace tensorweave {
 // out; the doc line becomes the summary.
 proto::OpDef OpDefToProto(const OpDef& op_def);
 
+// The runtime's form of an OpDef message (a FunctionDef's signature): the
+// shape function gives unknown shapes. INVALID_ARGUMENT naming the op when
+// an arg is not typed in exactly one of the ways ArgDef allows, names an
+// attr the message lacks or of the wrong kind, or an attr's type is not one
+// the runtime knows.
+Status OpDefFromProto(const proto::OpDef& message, OpDef* op_def);
+
 // Every op of `registry`, ordered by name.
 proto::OpList OpListFromRegistry(const OpRegistry& registry);
 

@@ -40,6 +40,8 @@
 
 namespace tensorweave {
 
+class FunctionLibraryRuntime;
+
 // Appends " (node 'NAME', op OP)" unless the message already names a node.
 Status AttachNodeName(const Status& status, const std::string& node_name, const std::string& op);
 
@@ -125,6 +127,9 @@ class OpKernelContext {
     // The step's per-step resources (TensorArrays, Stacks); null when the
     // caller of the executor gave none.
     ScopedStepContainer* step_container = nullptr;
+    // Runs the functions of the graph's library (call ops, If, While, Case);
+    // null when the executor was given none.
+    FunctionLibraryRuntime* function_library = nullptr;
   };
 
   explicit OpKernelContext(Params* params);
@@ -142,6 +147,7 @@ class OpKernelContext {
   bool is_input_dead() const { return params_->is_input_dead; }
   const FrameAndIter& frame_iter() const { return params_->frame_iter; }
   ScopedStepContainer* step_container() const { return params_->step_container; }
+  FunctionLibraryRuntime* function_library() const { return params_->function_library; }
 
   int num_inputs() const { return static_cast<int>(params_->inputs->size()); }
   // The value of input i. For a ref input this is the variable's tensor,

@@ -66,7 +66,9 @@ Status Node::input_edge(int index, const Edge** edge) const {
 }
 
 Graph::Graph(const OpRegistry* registry)
-    : registry_(registry != nullptr ? registry : OpRegistry::Global()) {
+    : library_(std::make_unique<FunctionLibraryDefinition>(
+          registry != nullptr ? registry : OpRegistry::Global())),
+      registry_(library_->op_registry()) {
   Node* source = AllocateNode();
   source->def_.set_name("_SOURCE");
   source->def_.set_op("_Source");
@@ -359,6 +361,7 @@ void Graph::ToGraphDef(GraphDef* graph_def) const {
   for (const Node* node : nodes_) {
     if (node != nullptr && node->IsOp()) *graph_def->add_node() = NodeDefWithInputs(node);
   }
+  if (!library_->empty()) *graph_def->mutable_library() = library_->ToProto();
 }
 
 }  // namespace tensorweave

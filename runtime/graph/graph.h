@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/common_runtime/function_library.h"
 #include "runtime/framework/op_def.h"
 #include "runtime/framework/status.h"
 #include "runtime/framework/types.h"
@@ -117,7 +118,9 @@ class Graph {
  public:
   static constexpr int kControlSlot = -1;
 
-  // `registry` (not owned) resolves ops; usually OpRegistry::Global().
+  // `registry` (not owned) resolves ops; usually OpRegistry::Global(). The
+  // graph's own function library (empty at first) resolves its functions'
+  // names before it.
   explicit Graph(const OpRegistry* registry);
   ~Graph();
   Graph(const Graph&) = delete;
@@ -169,13 +172,24 @@ class Graph {
   std::vector<Node*> nodes() const;
   std::vector<Node*> op_nodes() const;
 
+  // The graph's functions, then the registry it was made with. A graph made
+  // from this one's op_registry() resolves this graph's functions too.
   const OpRegistry* op_registry() const { return registry_; }
+
+  // The functions of the graph (GraphDef.library), which nodes may call.
+  const FunctionLibraryDefinition& flib_def() const { return *library_; }
+  // Adds functions (FunctionLibraryDefinition::AddLibrary): on error the
+  // library is unchanged.
+  Status AddFunctionLibrary(const FunctionDefLibrary& library) {
+    return library_->AddLibrary(library);
+  }
 
   // A fresh name "prefix/_N" not used by any node yet.
   std::string NewName(const std::string& prefix);
 
   // Serializes op nodes in id order with their inputs (data in slot order,
-  // then "^ctrl") and devices (assigned device if set, else requested).
+  // then "^ctrl") and devices (assigned device if set, else requested), and
+  // the function library when it is not empty.
   void ToGraphDef(GraphDef* graph_def) const;
   // The NodeDef of one node with its current inputs written out. Static: it
   // reads only the node, so callers holding a bare Node (the C API) use it too.
@@ -196,7 +210,8 @@ class Graph {
   // go.
   void DropRedundantHookups(Node* src, Node* dst);
 
-  const OpRegistry* registry_;
+  std::unique_ptr<FunctionLibraryDefinition> library_;
+  const OpRegistry* registry_;        // library_'s
   std::vector<Node*> nodes_;          // by id; null for removed nodes (owned)
   std::atomic<int> num_node_ids_{0};  // nodes_.size(), for num_node_ids_unlocked()
   std::vector<Edge*> edges_;          // by id; null for removed edges (owned)

@@ -1,8 +1,5 @@
 #include "runtime/graph/graph_def_import.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
-
 #include <algorithm>
 #include <unordered_map>
 
@@ -30,48 +27,37 @@ struct PendingNode {
   std::vector<Source> control_inputs;  // deduplicated
 };
 
-// The name of a FunctionDef held as bytes: FunctionDef.signature (field 1)
-// is an OpDef whose field 1 is the name. Empty when the bytes do not parse.
-std::string FunctionName(const std::string& bytes) {
-  using google::protobuf::io::CodedInputStream;
-  CodedInputStream outer(reinterpret_cast<const uint8_t*>(bytes.data()),
-                         static_cast<int>(bytes.size()));
-  uint32_t tag;
-  while ((tag = outer.ReadTag()) != 0) {
-    if (tag == ((1 << 3) | 2)) {  // signature, length-delimited
-      std::string signature;
-      uint32_t length;
-      if (!outer.ReadVarint32(&length) || !outer.ReadString(&signature, length)) return "";
-      CodedInputStream inner(reinterpret_cast<const uint8_t*>(signature.data()),
-                             static_cast<int>(signature.size()));
-      while ((tag = inner.ReadTag()) != 0) {
-        if (tag == ((1 << 3) | 2)) {
-          std::string name;
-          if (!inner.ReadVarint32(&length) || !inner.ReadString(&name, length)) return "";
-          return name;
-        }
-        if (!google::protobuf::internal::WireFormatLite::SkipField(&inner, tag)) return "";
-      }
-      return "";
+// The functions of `library` that `graph` does not hold yet, checked on
+// their own terms and against the graph's (in `staged`, whose registry then
+// resolves the graph's ops and functions and the new ones). A function the
+// graph already holds identically is left out; a different one of the same
+// name is INVALID_ARGUMENT.
+Status StageLibrary(const FunctionDefLibrary& library, const Graph& graph,
+                    FunctionLibraryDefinition* staged) {
+  FunctionDefLibrary fresh;
+  for (const FunctionDef& function : library.function()) {
+    const FunctionDef* held = graph.flib_def().Find(function.signature().name());
+    if (held == nullptr) {
+      *fresh.add_function() = function;
+    } else if (!SameFunction(*held, function)) {
+      return errors::InvalidArgument("Cannot add function '", function.signature().name(),
+                                     "' because a different function with the same name already "
+                                     "exists in the graph");
     }
-    if (!google::protobuf::internal::WireFormatLite::SkipField(&outer, tag)) return "";
   }
-  return "";
+  *fresh.mutable_gradient() = library.gradient();
+  *fresh.mutable_registered_gradients() = library.registered_gradients();
+  return staged->AddLibrary(fresh);
 }
 
-Status RejectLibrary(const FunctionDefLibrary& library) {
-  if (library.function_size() > 0) {
-    const std::string name = FunctionName(library.function(0));
-    return errors::Unimplemented("GraphDef defines function '", name.empty() ? "?" : name, "'",
-                                 library.function_size() > 1
-                                     ? StrCat(" (and ", library.function_size() - 1, " more)")
-                                     : std::string(),
-                                 "; function libraries are not supported");
-  }
-  if (library.gradient_size() > 0 || library.registered_gradients_size() > 0) {
-    return errors::Unimplemented(
-        "GraphDef's function library holds gradient definitions; function libraries are not "
-        "supported");
+// Every function a node's attrs name (If's branches, a call's `f`) is one
+// the graph can run: a function of its library (or an op).
+Status CheckFunctionAttrs(const NodeDef& def, const OpRegistry& ops) {
+  for (const std::string& function : FunctionsNamedByAttrs(def)) {
+    if (ops.LookUp(function) == nullptr) {
+      return errors::InvalidArgument("Node '", def.name(), "' (op ", def.op(), ") calls function '",
+                                     function, "', which is not in the graph's function library");
+    }
   }
   return Status::OK();
 }
@@ -393,7 +379,10 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
                       ShapeRefiner* refiner, ImportGraphDefResults* results) {
   if (results != nullptr) *results = ImportGraphDefResults();
   if (graph == nullptr) return errors::InvalidArgument("ImportGraphDef: no graph given");
-  TW_RETURN_IF_ERROR(RejectLibrary(graph_def.library()));
+  // The library's functions resolve as ops while the nodes are checked; the
+  // graph gets them only when the whole import commits.
+  FunctionLibraryDefinition staged(graph->op_registry());
+  TW_RETURN_IF_ERROR(StageLibrary(graph_def.library(), *graph, &staged));
 
   std::string prefix = options.prefix;
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
@@ -431,12 +420,13 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
     if (graph->FindNode(node.name) != nullptr) {
       return errors::AlreadyExists("Node '", node.name, "' already exists in the graph");
     }
-    const OpDef* op_def = graph->op_registry()->LookUp(def.op());
+    const OpDef* op_def = staged.op_registry()->LookUp(def.op());
     if (op_def == nullptr) {
       return errors::NotFound("Node '", def.name(), "' has op '", def.op(),
                               "', which is not registered");
     }
     TW_RETURN_IF_ERROR(ValidateNodeDef(def, *op_def));
+    TW_RETURN_IF_ERROR(CheckFunctionAttrs(def, *staged.op_registry()));
     TW_RETURN_IF_ERROR(InOutTypesForNode(def, *op_def, &node.input_types, &node.output_types));
   }
 
@@ -486,6 +476,12 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
                             status.ToString());
   };
   const VersionDef versions = MergeVersions(*graph, graph_def);
+  // Before the nodes, which resolve their ops through it. Functions stay
+  // once added (nodes may point at their signatures), also on a roll back.
+  {
+    const Status status = graph->AddFunctionLibrary(graph_def.library());
+    if (!status.ok()) return internal(status);
+  }
   for (int i = 0; i < n; ++i) {
     NodeDef def = *pending[i].def;
     def.set_name(pending[i].name);

@@ -1,8 +1,10 @@
 // GraphDef → Graph with validation. Every problem is an error naming the
 // node: unknown op, bad or missing attr, input naming a missing node or a
 // missing output, dtype mismatch on an edge, duplicate node name, cycle,
-// non-empty function library, unsupported producer version, and (with a
-// ShapeRefiner) a shape function's complaint.
+// unsupported producer version, and (with a ShapeRefiner) a shape
+// function's complaint. The GraphDef's function library joins the graph's
+// (FunctionLibraryDefinition::AddLibrary checks it); a node may have a
+// function's name as its op, and a func attr must name a function of it.
 #ifndef TENSORWEAVE_GRAPH_GRAPH_DEF_IMPORT_H_
 #define TENSORWEAVE_GRAPH_GRAPH_DEF_IMPORT_H_
 

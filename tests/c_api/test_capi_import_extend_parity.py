@@ -192,8 +192,12 @@ CORPUS = [
     ),
     ("invalid_name", placeholder("_hidden", [1]), "INVALID_ARGUMENT"),
     ("empty_name", placeholder("", [1]), "INVALID_ARGUMENT"),
-    # A FunctionDef held as bytes: signature { name: "f" }.
-    ("function_library", r'library { function: "\n\003\n\001f" }', "UNIMPLEMENTED"),
+    # A function whose body uses an op nobody registered.
+    (
+        "function_library_unknown_op",
+        'library { function { signature { name: "f" } node_def { name: "n" op: "NoSuchOp" } } }',
+        "INVALID_ARGUMENT",
+    ),
     ("unparseable", b"\xff\xff\xff", "INVALID_ARGUMENT"),
 ]
 CORPUS += [(f"fixture_{p.stem}", p.read_bytes(), "OK") for p in sorted(FIXTURES.glob("*.pb"))]

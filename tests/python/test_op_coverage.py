@@ -32,8 +32,25 @@ _STACK_OPS_HAVE_NO_WRAPPER = (
     "(they die with their step), as TensorFlow's"
 )
 
+_FUNCTIONS_RUN_FROM_GRAPHDEFS = (
+    "calls of a GraphDef's function library and functional control flow run from GraphDefs "
+    "TensorFlow 2.x wrote (issue 9 part 6); building them in Python (tf.function) and their "
+    "gradients are a later piece"
+)
+_FUNCTIONAL_OPS = (
+    "Case",
+    "If",
+    "PartitionedCall",
+    "StatefulPartitionedCall",
+    "StatelessCase",
+    "StatelessIf",
+    "StatelessWhile",
+    "While",
+)
+
 # Ops the gradient rule cannot hold for yet, with the reason.
 NO_GRADIENT_YET = {
+    **dict.fromkeys(_FUNCTIONAL_OPS, _FUNCTIONS_RUN_FROM_GRAPHDEFS),
     "MaxPoolGrad": "its gradient (second order through max_pool) needs TensorFlow's "
     "MaxPoolGradGrad kernel, which the runtime does not have; NotDifferentiable would "
     "silently give a zero second derivative",
@@ -41,6 +58,7 @@ NO_GRADIENT_YET = {
 
 # Ops with no public wrapper, with the reason.
 NO_WRAPPER = {
+    **dict.fromkeys(_FUNCTIONAL_OPS, _FUNCTIONS_RUN_FROM_GRAPHDEFS),
     "StackCloseV2": _STACK_OPS_HAVE_NO_WRAPPER,
     "TensorArrayGradWithShape": "TensorFlow's Python never builds it (tf.TensorArray.grad "
     "builds TensorArrayGradV3); the runtime registers it for GraphDefs written by TensorFlow",

@@ -146,10 +146,16 @@ const BadGraphCase kBadGraphs[] = {
     {"control cycle", R"(node { name: "p" op: "GraphTestNoOp" input: "^q" }
                          node { name: "q" op: "GraphTestNoOp" input: "^p" })",
      Code::INVALID_ARGUMENT, "p"},
-    {"function library",
-     "node { name: \"c\" op: \"GraphTestConst\" }\n"
-     "library { function: \"\\n\\007\\n\\005my_fn\" }",
-     Code::UNIMPLEMENTED, "my_fn"},
+    {"function of an unknown op",
+     R"(node { name: "c" op: "GraphTestConst" }
+        library { function { signature { name: "my_fn" }
+                             node_def { name: "n" op: "NoSuchOp" } } })",
+     Code::INVALID_ARGUMENT, "my_fn"},
+    {"call of a missing function",
+     R"(node { name: "call" op: "PartitionedCall"
+               attr { key: "Tin" value { list { } } } attr { key: "Tout" value { list { } } }
+               attr { key: "f" value { func { name: "missing_fn" } } } })",
+     Code::INVALID_ARGUMENT, "missing_fn"},
     {"empty name", R"(node { name: "" op: "GraphTestConst" })", Code::INVALID_ARGUMENT,
      "GraphTestConst"},
     {"name with a colon", R"(node { name: "a:1" op: "GraphTestConst" })", Code::INVALID_ARGUMENT,

@@ -352,6 +352,11 @@ Status RunCaseInProcess(const FuzzCase& fuzz_case) {
   SessionOptions options;
   options.config.set_intra_op_parallelism_threads(1);
   options.config.set_inter_op_parallelism_threads(1);
+  // A graph may legitimately compute for ever (a While whose cond is a
+  // non-empty vector is true every time, as in TensorFlow): such a step
+  // ends DEADLINE_EXCEEDED, a clean error. A kernel that ignores
+  // cancellation still hangs the step past the case timeout and is found.
+  options.config.set_operation_timeout_in_ms(1000);
   std::unique_ptr<Session> session;
   Status status = NewSession(options, &session);
   if (!status.ok()) return status;

@@ -31,6 +31,15 @@ struct SeedGraph {
   GraphDef graph;
 };
 
+// A node's attr names in order: a protobuf map iterates in an order that
+// changes from run to run, and a case must be the same graph every time.
+std::vector<std::string> SortedAttrNames(const NodeDef& node) {
+  std::vector<std::string> names;
+  for (const auto& attr : node.attr()) names.push_back(attr.first);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // The .pb graphs of `dir`, appended to `corpus` in name order.
 void LoadCorpus(const std::string& dir, std::vector<SeedGraph>* corpus) {
   if (dir.empty()) return;
@@ -192,16 +201,6 @@ class GraphFuzzer {
     }
   }
 
-  // One of the node's attr names, picked among them sorted: a protobuf
-  // map's own order changes from process to process, and a case must be the
-  // same graph every time it is replayed.
-  static std::string PickAttrName(Rng& rng, const NodeDef& node) {
-    std::vector<std::string> names;
-    for (const auto& attr : node.attr()) names.push_back(attr.first);
-    std::sort(names.begin(), names.end());
-    return names[static_cast<size_t>(rng.Uniform(0, static_cast<int64_t>(names.size()) - 1))];
-  }
-
   // Applies one mutation and names it.
   std::string Mutate(Rng& rng, FuzzCase* fuzz_case) const {
     GraphDef* graph = &fuzz_case->graph;
@@ -211,54 +210,57 @@ class GraphFuzzer {
     switch (rng.Uniform(0, 15)) {
       case 0: {  // an attr gets a value of a random kind
         if (node->attr().empty()) return "none";
-        const std::string name = PickAttrName(rng, *node);
+        auto it = node->mutable_attr()->find(rng.Pick(SortedAttrNames(*node)));
         static const std::vector<std::string> kKinds = {
             "int", "float", "bool", "string", "type", "shape", "tensor", "list(int)", "list(type)"};
         AttrDef pretend;
         pretend.type = rng.Pick(kKinds);
-        RandomAttrValue(rng, pretend, AttrType(*node, "dtype", DT_FLOAT), true,
-                        &(*node->mutable_attr())[name]);
-        return "attr-value(" + name + ")";
+        RandomAttrValue(rng, pretend, AttrType(*node, "dtype", DT_FLOAT), true, &it->second);
+        return "attr-value(" + it->first + ")";
       }
       case 1: {
         if (node->attr().empty()) return "none";
-        const std::string name = PickAttrName(rng, *node);
-        node->mutable_attr()->erase(name);
+        auto it = node->mutable_attr()->find(rng.Pick(SortedAttrNames(*node)));
+        const std::string name = it->first;
+        node->mutable_attr()->erase(it);
         return "attr-remove(" + name + ")";
       }
       case 2:
         (*node->mutable_attr())[rng.OneIn(2) ? "fuzz_unknown" : "_fuzz_internal"].set_i(1);
         return "attr-add";
       case 3: {  // a type attr
-        for (auto& attr : *node->mutable_attr()) {
-          if (attr.second.value_case() != AttrValue::kType) continue;
-          attr.second.set_type(rng.OneIn(2) ? OddDtype(rng) : rng.Pick(HeldDtypes()));
-          return "dtype(" + attr.first + ")";
+        for (const std::string& name : SortedAttrNames(*node)) {
+          AttrValue& value = (*node->mutable_attr())[name];
+          if (value.value_case() != AttrValue::kType) continue;
+          value.set_type(rng.OneIn(2) ? OddDtype(rng) : rng.Pick(HeldDtypes()));
+          return "dtype(" + name + ")";
         }
         return "none";
       }
       case 4: {  // a shape attr, or the shape of a tensor attr
-        for (auto& attr : *node->mutable_attr()) {
-          if (attr.second.value_case() == AttrValue::kShape) {
-            ShapeToProto(EdgeShape(rng), attr.second.mutable_shape());
-            return "shape(" + attr.first + ")";
+        for (const std::string& name : SortedAttrNames(*node)) {
+          AttrValue& value = (*node->mutable_attr())[name];
+          if (value.value_case() == AttrValue::kShape) {
+            ShapeToProto(EdgeShape(rng), value.mutable_shape());
+            return "shape(" + name + ")";
           }
-          if (attr.second.value_case() == AttrValue::kTensor) {
-            ShapeToProto(EdgeShape(rng), attr.second.mutable_tensor()->mutable_tensor_shape());
-            return "tensor-shape(" + attr.first + ")";
+          if (value.value_case() == AttrValue::kTensor) {
+            ShapeToProto(EdgeShape(rng), value.mutable_tensor()->mutable_tensor_shape());
+            return "tensor-shape(" + name + ")";
           }
         }
         return "none";
       }
       case 5: {  // tensor contents, perhaps of another dtype than the node says
-        for (auto& attr : *node->mutable_attr()) {
-          if (attr.second.value_case() != AttrValue::kTensor) continue;
+        for (const std::string& name : SortedAttrNames(*node)) {
+          AttrValue& value = (*node->mutable_attr())[name];
+          if (value.value_case() != AttrValue::kTensor) continue;
           const DataType dtype =
               rng.OneIn(3) ? rng.Pick(HeldDtypes()) : AttrType(*node, "dtype", DT_FLOAT);
           RandomTensorProto(rng, dtype, rng.OneIn(2) ? EdgeShape(rng) : SmallShape(rng),
-                            ValueFlavour::kEdge, true, attr.second.mutable_tensor());
-          if (rng.OneIn(8)) attr.second.mutable_tensor()->set_dtype(OddDtype(rng));
-          return "tensor(" + attr.first + ")";
+                            ValueFlavour::kEdge, true, value.mutable_tensor());
+          if (rng.OneIn(8)) value.mutable_tensor()->set_dtype(OddDtype(rng));
+          return "tensor(" + name + ")";
         }
         return "none";
       }
