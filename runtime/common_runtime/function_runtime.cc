@@ -161,6 +161,7 @@ void FunctionLibraryRuntime::Run(const Options& options, Handle handle, std::vec
   exec_args.cancellation_manager = options.cancellation_manager;
   exec_args.call_frame = &call->frame;
   exec_args.runner = options.runner;
+  exec_args.step_container = options.step_container;
   function.executor->RunAsync(exec_args,
                               [call, results, done = std::move(done)](const Status& status) {
                                 std::unique_ptr<Call> owned(call);

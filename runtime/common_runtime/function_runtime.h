@@ -51,6 +51,9 @@ class FunctionLibraryRuntime {
     Rendezvous* rendezvous = nullptr;
     CancellationManager* cancellation_manager = nullptr;
     Executor::Runner* runner = nullptr;
+    // The caller's per-step resources: a TensorArray or Stack made in the
+    // caller is used in the body, and the body's own end with the step.
+    ScopedStepContainer* step_container = nullptr;
   };
 
   // Neither is owned; both outlive this.

@@ -90,6 +90,7 @@ class FunctionCallingKernel : public AsyncOpKernel {
     options.rendezvous = ctx->rendezvous();
     options.cancellation_manager = ctx->cancellation_manager();
     options.runner = ctx->runner();
+    options.step_container = ctx->step_container();
     // Whichever of the callback and this function gets there second goes on.
     struct Rendezvous {
       std::atomic<bool> one_arrived{false};

@@ -273,6 +273,44 @@ TEST(FunctionCallOpsTest, TheBodyRunsInTheCallersStep) {
   EXPECT_NE(first[1].scalar<int64_t>(), second[1].scalar<int64_t>());
 }
 
+TEST(FunctionCallOpsTest, ABodyUsesTheCallersTensorArray) {
+  // The array lives in the caller's step container; the body writes it and
+  // the caller reads what the body wrote.
+  GraphDef graph;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    node { name: "size" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 2 } } } }
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "ta" op: "TensorArrayV3" input: "size"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "call" op: "PartitionedCall" input: "ta" input: "ta:1" input: "x"
+           attr { key: "Tin" value { list { type: DT_RESOURCE type: DT_FLOAT type: DT_FLOAT } } }
+           attr { key: "Tout" value { list { type: DT_FLOAT } } }
+           attr { key: "f" value { func { name: "write_first" } } } }
+    node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    node { name: "read" op: "TensorArrayReadV3" input: "ta" input: "zero" input: "call"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    library { function {
+      signature { name: "write_first" input_arg { name: "handle" type: DT_RESOURCE }
+                  input_arg { name: "flow" type: DT_FLOAT } input_arg { name: "value" type: DT_FLOAT }
+                  output_arg { name: "flow_out" type: DT_FLOAT } }
+      node_def { name: "index" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+                 attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+      node_def { name: "write" op: "TensorArrayWriteV3"
+                 input: "handle" input: "index:output:0" input: "value" input: "flow"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "flow_out" value: "write:flow_out:0" }
+    } })",
+                                                            &graph));
+  std::unique_ptr<Session> session = NewSessionWith(graph);
+  for (float x : {2.5f, -1.0f}) {  // a fresh array every step
+    std::vector<Tensor> out;
+    SESSION_ASSERT_OK(session->Run({{"x", FloatVector({x})}}, {"read"}, {}, &out));
+    EXPECT_EQ(Values(out[0]), std::vector<float>({x}));
+  }
+}
+
 TEST(FunctionCallOpsTest, TheCallersCancellationReachesTheBody) {
   const GraphDef graph = WithLibrary(R"(
     node { name: "call" op: "PartitionedCall"
