@@ -406,3 +406,21 @@ def test_registered_flow_types_travel_through_loops_and_conds():
     assert isinstance(chosen, Box) and chosen.label == "t" and chosen.flow.op.type == "Merge"
     assert run(box.flow) == pytest.approx(32.0)
     assert run(chosen.flow, {p: True}) == pytest.approx(33.0)
+
+
+def test_values_inside_a_cond_or_loop_cannot_be_fetched_or_fed_as_in_tensorflow():
+    x = tf.placeholder(tf.float32, [], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    y = tf.cond(p, lambda: x * 2.0, lambda: x - 1.0)
+    _, power = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, 1.0])
+    graph = tf.get_default_graph()
+    body_mul = next(op for op in graph.get_operations() if op.name == "while/mul")
+    with tf.Session() as sess:
+        assert sess.run([y, power], {x: 2.0, p: True}) == [4.0, 8.0]
+        for inside in ("cond/mul:0", body_mul.outputs[0], body_mul):
+            with pytest.raises(ValueError, match="has been marked as not fetchable"):
+                sess.run(inside, {x: 2.0, p: True})
+        with pytest.raises(ValueError, match="may not be fed"):
+            sess.run(power, {x: 2.0, body_mul.inputs[0]: 3.0})
+    # The results of an outermost loop and of a cond stay fetchable.
+    assert graph.is_fetchable(power) and graph.is_fetchable(y)

@@ -121,6 +121,8 @@ def _feed_tensor(graph, key):
         tensor = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
     except (TypeError, ValueError, KeyError) as error:
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {error}") from None
+    if not graph.is_feedable(tensor):
+        raise ValueError(f"Tensor {tensor} may not be fed.")
     return tensor
 
 
@@ -170,6 +172,12 @@ def _flatten_leaf(graph, fetch, slots, targets):
     except KeyError as error:
         # Unknown names fail like the runtime's unknown fetches do.
         raise errors.NotFoundError(None, None, str(error.args[0])) from None
+    if not graph.is_fetchable(element):
+        op = element if isinstance(element, ops.Operation) else element.op
+        raise ValueError(
+            f"Operation {op.name!r} has been marked as not fetchable: it is inside a "
+            "tf.cond branch or a tf.while_loop body. Return it from the branch or loop instead."
+        )
     if isinstance(element, ops.Operation):
         targets.setdefault(element)
         return lambda values: None

@@ -336,6 +336,8 @@ class Graph:
         self._finalized = False
         self._scopes = threading.local()
         self._gradient_override_map = {}
+        self._unfetchable_ops = set()
+        self._unfeedable_tensors = set()
         self._container = ""
         self._control_flow_context = None  # innermost tf.cond / tf.while_loop being built
         self.seed = None
@@ -760,6 +762,24 @@ class Graph:
         return self.as_graph_def().versions
 
     # --- collections ----------------------------------------------------------
+
+    # --- what a session may fetch and feed ----------------------------------
+
+    def prevent_fetching(self, op):
+        """`op` may not be fetched (an op inside a cond branch or loop body,
+        which runs once per iteration or not at all)."""
+        self._unfetchable_ops.add(op)
+
+    def is_fetchable(self, tensor_or_op):
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
+
+    def prevent_feeding(self, tensor):
+        """`tensor` may not be fed (a value inside a loop body)."""
+        self._unfeedable_tensors.add(tensor)
+
+    def is_feedable(self, tensor):
+        return tensor not in self._unfeedable_tensors
 
     def add_to_collection(self, name, value):
         with self._lock:

@@ -249,6 +249,10 @@ class CondContext(ControlFlowContext):
 
     def _add_op(self, op):
         self._mark_outputs(op)
+        # As TensorFlow: what a branch computes runs only when it is taken,
+        # so a session may not fetch it.
+        if self._outer_context is not None or not util.is_loop_exit(op):
+            op.graph.prevent_fetching(op)
         if self._outer_context is not None:
             self._outer_context.add_inner_op(op)
 

@@ -224,6 +224,13 @@ class WhileContext(ControlFlowContext):
 
     def _add_op(self, op):
         self._values.update(tensor.name for tensor in op.outputs)
+        # As TensorFlow: a loop body's values exist once per iteration, so a
+        # session may neither fetch nor feed them (the Exits of an outermost
+        # loop are its results and stay fetchable).
+        if self._outer_context is not None or not util.is_loop_exit(op):
+            op.graph.prevent_fetching(op)
+            for tensor in op.outputs:
+                op.graph.prevent_feeding(tensor)
         if self._outer_context is not None:
             self._outer_context.add_inner_op(op)
 
