@@ -143,6 +143,10 @@ Status GraphMgr::Build(const GraphDef& graph_def, RegisteredGraph* registered) c
   };
   std::map<std::string, std::unique_ptr<Graph>> partitions;
   TW_RETURN_IF_ERROR(PartitionGraph(partition_options, graph, &partitions));
+  if (!graph.flib_def().empty()) {
+    registered->library_ = std::make_unique<FunctionLibraryDefinition>(OpRegistry::Global());
+    TW_RETURN_IF_ERROR(registered->library_->AddLibrary(graph.flib_def().ToProto()));
+  }
   for (const auto& partition : partitions) {
     auto device = devices_by_name_.find(partition.first);
     if (device == devices_by_name_.end()) {
@@ -150,6 +154,11 @@ Status GraphMgr::Build(const GraphDef& graph_def, RegisteredGraph* registered) c
     }
     LocalExecutorParams params;
     params.device = device->second;
+    if (registered->library_ != nullptr) {
+      registered->function_runtimes_.push_back(
+          std::make_unique<FunctionLibraryRuntime>(registered->library_.get(), device->second));
+      params.function_library = registered->function_runtimes_.back().get();
+    }
     std::unique_ptr<Executor> executor;
     TW_RETURN_IF_ERROR(NewLocalExecutor(params, *partition.second, &executor));
     registered->executors_.push_back(std::move(executor));

@@ -14,6 +14,8 @@
 // devices are connected again by local _Send/_Recv pairs. The master feeds
 // the graph through its client-terminated _Recv nodes and fetches through its
 // client-terminated _Send nodes, by the rendezvous keys of those nodes.
+// A graph with a function library (call ops, functional If/While/Case) runs
+// its functions on the device of each caller.
 #ifndef TENSORWEAVE_DISTRIBUTED_GRAPH_MGR_H_
 #define TENSORWEAVE_DISTRIBUTED_GRAPH_MGR_H_
 
@@ -25,6 +27,8 @@
 #include <vector>
 
 #include "runtime/common_runtime/executor.h"
+#include "runtime/common_runtime/function_library.h"
+#include "runtime/common_runtime/function_runtime.h"
 #include "runtime/framework/device.h"
 #include "runtime/framework/status.h"
 #include "tensorweave/proto/graph.pb.h"
@@ -52,6 +56,11 @@ class RegisteredGraph {
 
  private:
   friend class GraphMgr;
+  // The functions the graph calls (the master sends the session's library
+  // with each partition), and a runtime of them per device; declared before
+  // the executors, which use them, so they are destroyed after.
+  std::unique_ptr<FunctionLibraryDefinition> library_;
+  std::vector<std::unique_ptr<FunctionLibraryRuntime>> function_runtimes_;
   std::vector<std::unique_ptr<Executor>> executors_;
   std::map<std::string, DataType> feed_keys_;
   std::set<std::string> fetch_keys_;

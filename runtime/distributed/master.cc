@@ -144,9 +144,8 @@ Status Master::CreateSession(const CreateSessionRequest& request, CreateSessionR
   Status created = session->Create(request.graph_def());
   if (!created.ok()) {
     session->Close();
-    // Whatever the importer found wrong, the client sent an invalid graph;
-    // a graph the master cannot run yet (a function library) says so.
-    return created.code() == Code::INVALID_ARGUMENT || created.code() == Code::UNIMPLEMENTED
+    // Whatever the importer found wrong, the client sent an invalid graph.
+    return created.code() == Code::INVALID_ARGUMENT
                ? created
                : Status(Code::INVALID_ARGUMENT, created.message());
   }

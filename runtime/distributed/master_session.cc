@@ -158,36 +158,13 @@ int64_t MasterSession::ControlCallTimeoutMs() const {
   return operation_timeout_ms_ > 0 ? operation_timeout_ms_ : kDefaultControlCallTimeoutMs;
 }
 
-namespace {
-
-// Workers get partitions without the library and have no function runtime
-// for their executors yet, so a graph that calls functions is refused here
-// rather than failing on a worker.
-Status RejectFunctionLibrary(const GraphDef& graph) {
-  const FunctionDefLibrary& library = graph.library();
-  if (library.function_size() == 0 && library.gradient_size() == 0 &&
-      library.registered_gradients_size() == 0) {
-    return Status::OK();
-  }
-  return errors::Unimplemented(
-      "function libraries in remote sessions are not supported yet: the graph defines ",
-      library.function_size(), " function(s)",
-      library.function_size() > 0 ? StrCat(" ('", library.function(0).signature().name(), "'...)")
-                                  : std::string(),
-      "; run it in a local session");
-}
-
-}  // namespace
-
 Status MasterSession::Create(const GraphDef& graph) {
-  TW_RETURN_IF_ERROR(RejectFunctionLibrary(graph));
   std::lock_guard<std::mutex> lock(graph_mu_);
   ImportGraphDefOptions import_options;
   return ImportGraphDef(import_options, graph, graph_.get(), refiner_.get());
 }
 
 Status MasterSession::Extend(const ExtendSessionRequest& request, ExtendSessionResponse* response) {
-  TW_RETURN_IF_ERROR(RejectFunctionLibrary(request.graph_def()));
   {
     std::lock_guard<std::mutex> lock(steps_mu_);
     if (closed_) return errors::Cancelled(kClosedMessage);
@@ -724,6 +701,11 @@ Status MasterSession::Register(ClientGraph* graph,
     }
     TW_RETURN_IF_ERROR(EnsureWorkerSession(task, registered.worker));
     partition->ToGraphDef(&registered.graph_def);
+    // Each worker gets the session's whole function library with its
+    // partition (the caller holds graph_mu_), as TensorFlow's master does.
+    if (!graph_->flib_def().empty()) {
+      *registered.graph_def.mutable_library() = graph_->flib_def().ToProto();
+    }
     graph->partitions.push_back(std::move(registered));
   }
   std::vector<RegisterGraphResponse> responses(graph->partitions.size());

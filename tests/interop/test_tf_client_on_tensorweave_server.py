@@ -57,3 +57,18 @@ def test_tf_client_runs_control_flow_and_its_gradients(tf_client, tw_server):
     assert result["cond_grad"] == [2.0, 1.0]
     assert result["power"] == 32.0
     assert result["power_grad"] == 80.0  # 5 x^4 at x = 2, through StackV2/StackPopV2
+
+
+def test_tf_client_runs_tensorflow_2_control_flow_and_functions(tf_client, tw_server):
+    # If/While and a tf.function call: the graph carries a function library.
+    result = run_scenario(tf_client, tw_server, "functions")
+    ops = set(result["ops"])
+    for kind in (
+        {"If", "StatelessIf"},
+        {"While", "StatelessWhile"},
+        {"PartitionedCall", "StatefulPartitionedCall"},
+    ):
+        assert ops & kind, result["ops"]
+    assert result["cond"] == [6.0, 2.0]
+    assert result["power"] == 32.0
+    assert result["squared"] == 9.0

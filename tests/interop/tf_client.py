@@ -128,7 +128,45 @@ def control_flow(target):
         }
 
 
+def functions(target):
+    # TensorFlow 2.x's control flow (If, While with a function library) and a
+    # tf.function call, built by TensorFlow's client in graph mode.
+    v1.enable_control_flow_v2()
+    try:
+        x = v1.placeholder(tf.float32, [], name="x")
+        p = v1.placeholder(tf.bool, [], name="p")
+        y = v1.cond(p, lambda: x * 2.0, lambda: x - 1.0)
+        _, power = v1.while_loop(
+            lambda i, acc: i < 5,
+            lambda i, acc: (i + 1, acc * x),
+            [tf.constant(0), tf.constant(1.0)],
+        )
+        square = tf.function(lambda v: v * v)
+        squared = square(x)
+    finally:
+        v1.disable_control_flow_v2()
+    ops = {op.type for op in v1.get_default_graph().get_operations()}
+    with session(target) as sess:
+        return {
+            "ops": sorted(
+                ops
+                & {
+                    "If",
+                    "StatelessIf",
+                    "While",
+                    "StatelessWhile",
+                    "StatefulPartitionedCall",
+                    "PartitionedCall",
+                }
+            ),
+            "cond": [float(sess.run(y, {x: 3.0, p: taken})) for taken in (True, False)],
+            "power": float(sess.run(power, {x: 2.0})),
+            "squared": float(sess.run(squared, {x: 3.0})),
+        }
+
+
 SCENARIOS = {
+    "functions": functions,
     "control_flow": control_flow,
     "affine": affine,
     "variables": variables,

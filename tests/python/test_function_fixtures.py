@@ -19,6 +19,7 @@ import time
 import numpy as np
 import pytest
 import tensorweave as tf
+from loopback_tasks import free_ports
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_functions")
 
@@ -313,13 +314,45 @@ def test_concurrent_runs_share_the_instantiations():
     assert not errors, errors
 
 
-def test_remote_session_rejects_function_libraries_cleanly():
+def test_remote_sessions_run_every_fixture():
+    # The master sends the session's library with each worker's partition.
     server = tf.train.Server.create_local_server()
     try:
-        with (
-            tf.Session(server.target, graph=_imported(_graph_def("cond"))) as sess,
-            pytest.raises(tf.errors.UnimplementedError, match="function libraries"),
-        ):
-            sess.run("Identity:0", feed_dict={"x:0": np.ones(3, np.float32), "p:0": True})
+        for path in GRAPHS:
+            with open(path, "rb") as f:
+                graph_def = tf.GraphDef.FromString(f.read())
+            with tf.Session(server.target, graph=_imported(graph_def)) as sess:
+                _assert_reproduces(sess, path)
     finally:
         server.stop()
+
+
+def test_function_calls_placed_on_another_task_run_there():
+    ports = free_ports(2)
+    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
+    servers = [tf.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
+    try:
+        for path in GRAPHS:
+            with open(path, "rb") as f:
+                graph_def = tf.GraphDef.FromString(f.read())
+            functions = {f.signature.name for f in graph_def.library.function}
+            for node in graph_def.node:  # calls on task 1, everything else on task 0
+                calls = node.op in _FUNCTIONAL_OPS or node.op in functions
+                node.device = "/job:worker/task:1" if calls else "/job:worker/task:0"
+            with tf.Session(servers[0].target, graph=_imported(graph_def)) as sess:
+                _assert_reproduces(sess, path)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+_FUNCTIONAL_OPS = {
+    "PartitionedCall",
+    "StatefulPartitionedCall",
+    "If",
+    "StatelessIf",
+    "Case",
+    "StatelessCase",
+    "While",
+    "StatelessWhile",
+}
