@@ -8,7 +8,6 @@ feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
 
 import glob
 import os
-import re
 import threading
 import time
 
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 import tensorweave as tf
 from loopback_tasks import free_ports
+from recorded_graphs import assert_reproduces, imported, load_cases, load_graph_def
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_control_flow")
 
@@ -30,35 +30,17 @@ EXPECTED = {
 }
 
 
-def _cases(path):
-    """[(feeds, fetches)] per recorded case, keyed by tensor name."""
-    recorded = np.load(path[:-3] + ".npz")
-    cases = {}
-    for key in recorded.files:
-        kind, k, tensor = re.fullmatch(r"(feed|fetch)(\d+)__(.+)", key).groups()
-        cases.setdefault(int(k), ({}, {}))[kind == "fetch"][tensor] = recorded[key]
-    return [cases[k] for k in sorted(cases)]
+def _path(name):
+    return os.path.join(FIXTURES, name + ".pb")
 
 
 def _graph_def(name):
-    with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
-        return tf.GraphDef.FromString(f.read())
-
-
-def _imported(graph_def):
-    """A new graph holding `graph_def` under its own names."""
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.import_graph_def(graph_def, name="")
-    return graph
+    return load_graph_def(_path(name))
 
 
 def _assert_reproduces(sess, name):
     """`sess` (on the fixture's graph) gives every recorded case exactly."""
-    for feeds, fetches in _cases(os.path.join(FIXTURES, name + ".pb")):
-        results = sess.run(list(fetches), feed_dict=feeds)
-        for result, expected in zip(results, fetches.values()):
-            np.testing.assert_array_equal(result, expected)
+    assert_reproduces(sess, _path(name))
 
 
 def test_every_control_flow_fixture_is_present():
@@ -70,7 +52,7 @@ def test_every_control_flow_fixture_is_present():
 def test_fixture_reproduces_every_recorded_case(path):
     with open(path, "rb") as f:
         graph_def = tf.GraphDef.FromString(f.read())
-    cases = _cases(path)
+    cases = load_cases(path)
     assert cases
     graph = tf.Graph()
     with graph.as_default():
@@ -93,12 +75,12 @@ def test_loop_runs_the_same_with_one_iteration_at_a_time():
     assert enters
     for node in enters:
         node.attr["parallel_iterations"].i = 1
-    with tf.Session(graph=_imported(graph_def)) as sess:
+    with tf.Session(graph=imported(graph_def)) as sess:
         _assert_reproduces(sess, "nested_while")
 
 
 def test_fetching_the_untaken_branch_is_invalid_argument():
-    graph = _imported(_graph_def("cond"))
+    graph = imported(_graph_def("cond"))
     true_branch = graph.get_tensor_by_name("cond/mul:0")  # x * 2, taken when p
     with tf.Session(graph=graph) as sess:
         feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
@@ -112,7 +94,7 @@ def test_fetching_the_untaken_branch_is_invalid_argument():
 
 def _endless_counter():
     """The recorded counter loop (i < n) with n beyond reach: it runs until stopped."""
-    return _imported(_graph_def("while_counter")), {"n:0": np.array(2**31 - 1, np.int32)}
+    return imported(_graph_def("while_counter")), {"n:0": np.array(2**31 - 1, np.int32)}
 
 
 def test_run_options_timeout_ends_an_endless_loop():
@@ -197,7 +179,7 @@ def test_conds_and_loops_split_over_two_devices_run(names, is_inside):
     config = tf.ConfigProto(device_count={"CPU": 2})
     for name in names:
         graph_def = _placed(_graph_def(name), is_inside, "/device:CPU:1", "/device:CPU:0")
-        with tf.Session(graph=_imported(graph_def), config=config) as sess:
+        with tf.Session(graph=imported(graph_def), config=config) as sess:
             _assert_reproduces(sess, name)
             _assert_reproduces(sess, name)  # every step starts afresh
 
@@ -208,13 +190,13 @@ def test_conds_and_loops_split_over_two_devices_run(names, is_inside):
 def test_conds_and_loops_split_over_two_tasks_run(two_workers, names, is_inside):
     for name in names:
         graph_def = _placed(_graph_def(name), is_inside, "/job:worker/task:1", "/job:worker/task:0")
-        with tf.Session(two_workers[0].target, graph=_imported(graph_def)) as sess:
+        with tf.Session(two_workers[0].target, graph=imported(graph_def)) as sess:
             _assert_reproduces(sess, name)
 
 
 def test_a_dead_fetch_made_on_another_task_is_invalid_argument(two_workers):
     graph_def = _placed(_graph_def("cond"), _in_cond_branch, "/job:worker/task:1", "")
-    with tf.Session(two_workers[0].target, graph=_imported(graph_def)) as sess:
+    with tf.Session(two_workers[0].target, graph=imported(graph_def)) as sess:
         feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
         with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):
             sess.run("cond/mul:0", feed_dict=feeds)
@@ -229,19 +211,19 @@ def test_a_loop_spread_over_two_tasks_and_two_devices_each_runs(two_workers):
     for k, node in enumerate(computation):
         node.device = devices[k % len(devices)]  # spread round the four devices
     config = tf.ConfigProto(device_count={"CPU": 2})
-    with tf.Session(two_workers[0].target, graph=_imported(graph_def), config=config) as sess:
+    with tf.Session(two_workers[0].target, graph=imported(graph_def), config=config) as sess:
         _assert_reproduces(sess, "nested_while")
 
 
 def test_remote_session_runs_loops_and_reports_dead_fetches():
     server = tf.train.Server.create_local_server()
     try:
-        with tf.Session(server.target, graph=_imported(_graph_def("nested_while"))) as sess:
+        with tf.Session(server.target, graph=imported(_graph_def("nested_while"))) as sess:
             _assert_reproduces(sess, "nested_while")
             with pytest.raises(tf.errors.UnimplementedError, match="inside the while loop"):
                 sess.run("while/while/NextIteration:0", feed_dict={"n:0": 0})
 
-        with tf.Session(server.target, graph=_imported(_graph_def("cond"))) as sess:
+        with tf.Session(server.target, graph=imported(_graph_def("cond"))) as sess:
             feeds = {"x:0": np.ones(3, np.float32), "p:0": False}
             np.testing.assert_array_equal(sess.run("y:0", feed_dict=feeds), np.zeros(3, np.float32))
             with pytest.raises(tf.errors.InvalidArgumentError, match="does not have value"):

@@ -12,7 +12,6 @@ feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
 
 import glob
 import os
-import re
 import threading
 import time
 
@@ -20,6 +19,7 @@ import numpy as np
 import pytest
 import tensorweave as tf
 from loopback_tasks import free_ports
+from recorded_graphs import assert_reproduces, imported, load_cases, load_graph_def
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_functions")
 
@@ -37,36 +37,12 @@ EXPECTED = {
 }
 
 
-def _cases(path):
-    """[(feeds, fetches)] per recorded case, keyed by tensor name."""
-    recorded = np.load(path[:-3] + ".npz")
-    cases = {}
-    for key in recorded.files:
-        kind, k, tensor = re.fullmatch(r"(feed|fetch)(\d+)__(.+)", key).groups()
-        cases.setdefault(int(k), ({}, {}))[kind == "fetch"][tensor] = recorded[key]
-    return [cases[k] for k in sorted(cases)]
-
-
 def _graph_def(name):
-    with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
-        return tf.GraphDef.FromString(f.read())
-
-
-def _imported(graph_def):
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.import_graph_def(graph_def, name="")
-    return graph
+    return load_graph_def(os.path.join(FIXTURES, name + ".pb"))
 
 
 def _assert_reproduces(sess, path):
-    for feeds, fetches in _cases(path):
-        results = sess.run(list(fetches), feed_dict=feeds)
-        for name, result, expected in zip(fetches, results, fetches.values()):
-            assert result.dtype == expected.dtype, name
-            np.testing.assert_allclose(
-                result, expected, rtol=1e-5, atol=1e-6, err_msg=f"{name} for {feeds}"
-            )
+    assert_reproduces(sess, path, rtol=1e-5, atol=1e-6)
 
 
 def _ops(graph_def):
@@ -92,17 +68,17 @@ def test_fixture_reproduces_every_recorded_case(path):
     with open(path, "rb") as f:
         graph_def = tf.GraphDef.FromString(f.read())
     assert len(graph_def.library.function) > 0
-    with tf.Session(graph=_imported(graph_def)) as sess:
+    with tf.Session(graph=imported(graph_def)) as sess:
         _assert_reproduces(sess, path)
 
 
 def test_as_graph_def_writes_the_library_back():
     graph_def = _graph_def("nested_while")
-    written = _imported(graph_def).as_graph_def()
+    written = imported(graph_def).as_graph_def()
     original = {f.signature.name: f for f in graph_def.library.function}
     assert {f.signature.name: f for f in written.library.function} == original
     # And what it wrote imports and runs again.
-    with tf.Session(graph=_imported(written)) as sess:
+    with tf.Session(graph=imported(written)) as sess:
         _assert_reproduces(sess, os.path.join(FIXTURES, "nested_while.pb"))
 
 
@@ -224,7 +200,7 @@ def test_mismatched_tout_is_invalid_argument_naming_the_caller():
         if node.op == "Identity":
             node.attr["T"].type = tf.int32.as_datatype_enum
     with (
-        tf.Session(graph=_imported(graph_def)) as sess,
+        tf.Session(graph=imported(graph_def)) as sess,
         pytest.raises(tf.errors.InvalidArgumentError, match=caller),
     ):
         sess.run("Identity:0", feed_dict={"x:0": np.ones(3, np.float32), "p:0": True})
@@ -239,7 +215,7 @@ def test_mismatched_tin_is_invalid_argument_naming_the_caller():
             node.input.append(node.input[1])
             node.attr["Tin"].list.type.append(node.attr["Tin"].list.type[0])
     with (
-        tf.Session(graph=_imported(graph_def)) as sess,
+        tf.Session(graph=imported(graph_def)) as sess,
         pytest.raises(tf.errors.InvalidArgumentError, match=caller),
     ):
         sess.run("Identity:0", feed_dict={"x:0": np.ones(3, np.float32), "p:0": True})
@@ -247,7 +223,7 @@ def test_mismatched_tin_is_invalid_argument_naming_the_caller():
 
 def _endless_while():
     """The recorded counter loop with n beyond reach: it runs until stopped."""
-    return _imported(_graph_def("while")), {"n:0": np.array(2**31 - 1, np.int32)}
+    return imported(_graph_def("while")), {"n:0": np.array(2**31 - 1, np.int32)}
 
 
 def test_run_options_timeout_ends_an_endless_while():
@@ -286,15 +262,15 @@ def test_nested_calls_run_on_one_inter_op_thread():
     """Call kernels never wait on a thread, so one inter-op thread suffices."""
     config = tf.ConfigProto(inter_op_parallelism_threads=1, intra_op_parallelism_threads=1)
     for name in ("nested_while", "while_call", "nested_call", "small_model"):
-        with tf.Session(graph=_imported(_graph_def(name)), config=config) as sess:
+        with tf.Session(graph=imported(_graph_def(name)), config=config) as sess:
             _assert_reproduces(sess, os.path.join(FIXTURES, name + ".pb"))
 
 
 def test_concurrent_runs_share_the_instantiations():
     path = os.path.join(FIXTURES, "raw_functional.pb")
-    cases = _cases(path)
+    cases = load_cases(path)
     errors = []
-    with tf.Session(graph=_imported(_graph_def("raw_functional"))) as sess:
+    with tf.Session(graph=imported(_graph_def("raw_functional"))) as sess:
 
         def run():
             try:
@@ -321,7 +297,7 @@ def test_remote_sessions_run_every_fixture():
         for path in GRAPHS:
             with open(path, "rb") as f:
                 graph_def = tf.GraphDef.FromString(f.read())
-            with tf.Session(server.target, graph=_imported(graph_def)) as sess:
+            with tf.Session(server.target, graph=imported(graph_def)) as sess:
                 _assert_reproduces(sess, path)
     finally:
         server.stop()
@@ -339,7 +315,7 @@ def test_function_calls_placed_on_another_task_run_there():
             for node in graph_def.node:  # calls on task 1, everything else on task 0
                 calls = node.op in _FUNCTIONAL_OPS or node.op in functions
                 node.device = "/job:worker/task:1" if calls else "/job:worker/task:0"
-            with tf.Session(servers[0].target, graph=_imported(graph_def)) as sess:
+            with tf.Session(servers[0].target, graph=imported(graph_def)) as sess:
                 _assert_reproduces(sess, path)
     finally:
         for server in servers:

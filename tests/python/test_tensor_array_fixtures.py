@@ -11,25 +11,15 @@ feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
 
 import glob
 import os
-import re
 
 import numpy as np
 import pytest
 import tensorweave as tf
+from recorded_graphs import load_cases
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_tensor_array")
 GRAPHS = sorted(glob.glob(os.path.join(FIXTURES, "*.pb")))
 EXPECTED = {"array_methods", "map_fn", "scan", "dynamic_array"}
-
-
-def _cases(path):
-    """[(feeds, fetches)] per recorded case, keyed by tensor name."""
-    recorded = np.load(path[:-3] + ".npz")
-    cases = {}
-    for key in recorded.files:
-        kind, k, tensor = re.fullmatch(r"(feed|fetch)(\d+)__(.+)", key).groups()
-        cases.setdefault(int(k), ({}, {}))[kind == "fetch"][tensor] = recorded[key]
-    return [cases[k] for k in sorted(cases)]
 
 
 def test_every_tensor_array_fixture_is_present():
@@ -41,7 +31,7 @@ def test_every_tensor_array_fixture_is_present():
 def test_fixture_reproduces_every_recorded_case(path):
     with open(path, "rb") as f:
         graph_def = tf.GraphDef.FromString(f.read())
-    cases = _cases(path)
+    cases = load_cases(path)
     assert cases
     graph = tf.Graph()
     with graph.as_default():
