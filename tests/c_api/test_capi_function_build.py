@@ -423,3 +423,51 @@ def test_TF_GraphGetFunctions(api, graph, body, times_three_plus_one):
 def test_TF_DeleteFunction_accepts_NULL(api):
     api.lib.TF_DeleteFunction(api.ffi.NULL)
     assert api.lib.TF_FunctionName(api.ffi.NULL) == api.ffi.NULL
+
+
+def test_TF_GraphCopyFunction_rejects_nameless_and_op_named_functions(api, graph, body):
+    lib, ffi = api.lib, api.ffi
+    empty = import_function(api, b"")
+    try:
+        assert ffi.string(lib.TF_FunctionName(empty)) == b""
+        code, message = error_of(api, lib.TF_GraphCopyFunction, graph, empty, ffi.NULL)
+    finally:
+        lib.TF_DeleteFunction(empty)
+    assert code == CODES["INVALID_ARGUMENT"] and "no name" in message
+    g, x, _, y = body
+    shadowing = make_function(api, g, "AddV2", inputs=[(x, 0)], outputs=[(y, 0)])
+    try:
+        code, message = error_of(api, lib.TF_GraphCopyFunction, graph, shadowing, ffi.NULL)
+    finally:
+        lib.TF_DeleteFunction(shadowing)
+    assert code == CODES["INVALID_ARGUMENT"] and "AddV2" in message
+    assert lib.TF_GraphNumFunctions(graph) == 0
+
+
+@pytest.mark.covers(
+    "TF_FunctionToFunctionDef",
+    "TF_FunctionSetAttrValueProto",
+    "TF_FunctionGetAttrValueProto",
+    "TF_GraphGetFunctions",
+)
+def test_TF_Function_calls_with_NULL_arguments_are_errors(api, times_three_plus_one):
+    lib, ffi = api.lib, api.ffi
+    buffer = lib.TF_NewBuffer()
+    try:
+        for function, args in [
+            (lib.TF_FunctionToFunctionDef, (ffi.NULL, buffer)),
+            (lib.TF_FunctionToFunctionDef, (times_three_plus_one, ffi.NULL)),
+            (lib.TF_FunctionSetAttrValueProto, (ffi.NULL, b"a", b"", 0)),
+            (lib.TF_FunctionSetAttrValueProto, (times_three_plus_one, ffi.NULL, b"", 0)),
+            (lib.TF_FunctionGetAttrValueProto, (times_three_plus_one, ffi.NULL, buffer)),
+            (lib.TF_GraphGetFunctions, (ffi.NULL, ffi.NULL, 0)),
+            (lib.TF_GraphCopyFunction, (ffi.NULL, times_three_plus_one, ffi.NULL)),
+        ]:
+            code, _ = error_of(api, function, *args)
+            assert code == CODES["INVALID_ARGUMENT"], function
+        # A buffer that already holds data is not overwritten.
+        api.call(lib.TF_FunctionToFunctionDef, times_three_plus_one, buffer)
+        code, _ = error_of(api, lib.TF_FunctionToFunctionDef, times_three_plus_one, buffer)
+        assert code == CODES["INVALID_ARGUMENT"]
+    finally:
+        lib.TF_DeleteBuffer(buffer)
