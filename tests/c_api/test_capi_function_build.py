@@ -450,7 +450,7 @@ def test_TF_GraphCopyFunction_rejects_nameless_and_op_named_functions(api, graph
     "TF_FunctionGetAttrValueProto",
     "TF_GraphGetFunctions",
 )
-def test_TF_Function_calls_with_NULL_arguments_are_errors(api, times_three_plus_one):
+def test_function_calls_with_NULL_arguments_are_errors(api, times_three_plus_one):
     lib, ffi = api.lib, api.ffi
     buffer = lib.TF_NewBuffer()
     try:
