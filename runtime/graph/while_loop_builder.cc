@@ -60,6 +60,14 @@ Status CopyInto(const Graph& graph, const std::vector<const Node*>& inputs,
       }
     }
     if (copy.input_size() == 0) copy.add_input(StrCat("^", pivot));
+    // A loop inside the condition or body: its frame is renamed with its
+    // nodes, so it stays distinct from this loop's frame (and from the same
+    // loop built in another body).
+    if (copy.op() == "Enter" || copy.op() == "RefEnter") {
+      auto frame = copy.mutable_attr()->find("frame_name");
+      if (frame != copy.mutable_attr()->end())
+        frame->second.set_s(StrCat(scope, "/", frame->second.s()));
+    }
     *loop->add_node() = std::move(copy);
   }
   // The functions the copied operations call come along.

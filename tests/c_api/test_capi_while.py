@@ -262,3 +262,37 @@ def test_TF_FinishWhile_loop_with_a_float_condition_graph(api, graph):
     )
     (result,) = finish(api, params, 1)
     assert run(api, graph, [result]) == [128.0]
+
+
+def test_TF_NewWhile_nested_in_a_body(api, graph):
+    """for i in range(4): for j in range(i): total += 1  (total = 0+1+2+3).
+    The inner loop is built in the outer body graph; its frame is renamed
+    with its nodes, so the two frames stay distinct."""
+    lib, ffi = api.lib, api.ffi
+    i0 = api.const(graph, "i0", np.int32(0))
+    total0 = api.const(graph, "total0", np.int32(0))
+    outer = new_while(api, graph, [(i0, 0), (total0, 0)])
+    cond_less(api, outer, 4)
+    body = outer.body_graph
+    i, total = outer.body_inputs[0].oper, outer.body_inputs[1].oper
+    zero = api.const(body, "zero", np.int32(0))
+    inner = new_while(api, body, [(zero, 0), (total, 0), (i, 0)])
+    j_in, bound = inner.cond_inputs[0].oper, inner.cond_inputs[2].oper
+    inner.cond_output = api.output(
+        api.op(inner.cond_graph, "Less", "less", [(j_in, 0), (bound, 0)])
+    )
+    one = api.const(inner.body_graph, "one", np.int32(1))
+    for k, name in [(0, "next_j"), (1, "next_total")]:
+        added = api.op(inner.body_graph, "AddV2", name, [(inner.body_inputs[k].oper, 0), (one, 0)])
+        inner.body_outputs[k] = api.output(added, 0)
+    inner.body_outputs[2] = inner.body_inputs[2]
+    inner_outputs = finish(api, inner, 3)
+    body_add_one(api, outer)
+    outer.body_outputs[1] = api.output(*inner_outputs[1])
+    outputs = finish(api, outer, 2)
+    assert run(api, graph, outputs) == [4, 6]
+    frames = {
+        n.attr["frame_name"].s for n in api.graph_def(graph).node if n.op == "Enter"
+    }  # fmt: skip
+    assert frames == {b"while", b"while/body/while"}
+    assert ffi.string(lib.TF_OperationName(outputs[1][0])) == b"while/Exit_1"
