@@ -781,6 +781,150 @@ TF_CAPI_EXPORT extern void TF_GraphImportGraphDefWithReturnOutputs(
     TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
     TF_Output* return_outputs, int num_return_outputs, TF_Status* status);
 
+/* ---- Functions ---- */
+
+/* A function: a FunctionDef (runtime/proto/function.proto, TensorFlow's
+ * wire format) held by the caller until TF_DeleteFunction. */
+typedef struct TF_Function TF_Function;
+
+/* Reserved for options of TF_GraphToFunction; pass NULL. */
+typedef struct TF_FunctionOptions TF_FunctionOptions;
+
+/* Adds a copy of `func` to the function library of `g`, and when `grad` is
+ * not NULL a copy of `grad` too, registered as `func`'s gradient. Afterwards
+ * operations of `g` may call the function by its name (TF_NewOperation(g,
+ * TF_FunctionName(func), ...)) or through PartitionedCall's `f` attr, and
+ * sessions on `g` run them. A function identical to one `g` holds is
+ * skipped; a different function of the same name, or one whose body does
+ * not check (see TF_GraphImportGraphDef), gives TF_INVALID_ARGUMENT and adds
+ * nothing. A NULL `func` is TF_INVALID_ARGUMENT. */
+TF_CAPI_EXPORT extern void TF_GraphCopyFunction(TF_Graph* g, const TF_Function* func,
+                                                const TF_Function* grad, TF_Status* status);
+
+/* How many functions the library of `g` holds. */
+TF_CAPI_EXPORT extern int TF_GraphNumFunctions(TF_Graph* g);
+
+/* Writes up to `max_func` new TF_Functions, copies of the library's
+ * functions in the order they were added, to `funcs` and returns how many it
+ * wrote (-1 on error). The caller deletes each with TF_DeleteFunction. */
+TF_CAPI_EXPORT extern int TF_GraphGetFunctions(TF_Graph* g, TF_Function** funcs, int max_func,
+                                               TF_Status* status);
+
+/* ---- While loops (TensorFlow 1.x control flow) ---- */
+
+/* What TF_NewWhile returns: the caller fills `cond_output` and
+ * `body_outputs` by adding operations to `cond_graph` and `body_graph`, then
+ * calls TF_FinishWhile (or TF_AbortWhile to give up). */
+typedef struct TF_WhileParams {
+  /* How many loop variables (inputs, body inputs/outputs and outputs). */
+  const int ninputs;
+  /* The condition: it reads `cond_inputs` (one per loop variable, owned by
+   * cond_graph) and the caller sets `cond_output` to a scalar bool of it. */
+  TF_Graph* const cond_graph;
+  const TF_Output* const cond_inputs;
+  TF_Output cond_output;
+  /* The body: it reads `body_inputs` and the caller writes the next value of
+   * each loop variable to `body_outputs` (arrays of `ninputs`; the outputs
+   * must have the inputs' dtypes). */
+  TF_Graph* const body_graph;
+  const TF_Output* const body_inputs;
+  TF_Output* const body_outputs;
+  /* The prefix of the loop's operation names in the parent graph; the
+   * caller may point it at its own string before TF_FinishWhile (default
+   * "while"). */
+  const char* name;
+} TF_WhileParams;
+
+/* Starts a while loop over the `ninputs` loop variables `inputs` of `g`.
+ * Returns params whose cond_graph and body_graph are new graphs, each with
+ * one Placeholder per loop variable. Only those graphs may be changed until
+ * TF_FinishWhile or TF_AbortWhile; operations there may not read operations
+ * of `g` (use loop variables instead). On error (no inputs, an input not in
+ * `g`) `status` says why and the returned params must not be finished. */
+TF_CAPI_EXPORT extern TF_WhileParams TF_NewWhile(TF_Graph* g, TF_Output* inputs, int ninputs,
+                                                 TF_Status* status);
+
+/* Builds the loop described by `params` in the parent graph under the name
+ * prefix params->name (Enter, Merge, Switch, LoopCond, NextIteration and
+ * Exit operations, TensorFlow's v1 while loop, and copies of the cond and
+ * body operations), writes the `ninputs` loop results (the Exit outputs) to
+ * `outputs`, and frees the cond and body graphs, also on error. Errors
+ * (TF_INVALID_ARGUMENT): the cond output is not a bool scalar, a body output
+ * is unset or has another dtype than its loop variable, an operation of the
+ * cond or body reads a tensor of another graph. On error the parent graph is
+ * unchanged. */
+TF_CAPI_EXPORT extern void TF_FinishWhile(const TF_WhileParams* params, TF_Status* status,
+                                          TF_Output* outputs);
+
+/* Frees the cond and body graphs of `params` without building the loop. */
+TF_CAPI_EXPORT extern void TF_AbortWhile(const TF_WhileParams* params);
+
+/* ---- Graphs as functions ---- */
+
+/* Makes a function named `fn_name` of operations of `fn_body`. `inputs`
+ * (`ninputs` of them, each at most once) become the function's arguments in
+ * order and `outputs` (`noutputs`) its results; a result may be an argument.
+ * The body is `opers` (`num_opers` operations), or with `num_opers` = -1
+ * every operation of `fn_body` except those `inputs` read, each of which
+ * must then have a single output. The body must be closed: every input of a
+ * body operation, data or control, comes from the body or from `inputs`
+ * (TF_INVALID_ARGUMENT naming the tensor otherwise).
+ *
+ * `output_names`: NULL, or `noutputs` distinct names for the results (the
+ * default: the result operations' names, made identifiers). With
+ * `append_hash_to_fn_name` = 1 the name becomes `fn_name` + "_" + a hash of
+ * the function, so different bodies get different names. `opts` must be
+ * NULL. `description` (may be NULL) is copied into the signature. The
+ * function copies what it needs; `fn_body` may change or go afterwards.
+ * Returns NULL on error. */
+TF_CAPI_EXPORT extern TF_Function* TF_GraphToFunction(
+    const TF_Graph* fn_body, const char* fn_name, unsigned char append_hash_to_fn_name,
+    int num_opers, const TF_Operation* const* opers, int ninputs, const TF_Output* inputs,
+    int noutputs, const TF_Output* outputs, const char* const* output_names,
+    const TF_FunctionOptions* opts, const char* description, TF_Status* status);
+
+/* TF_GraphToFunction with control outputs: `control_outputs` are
+ * (`ncontrol_outputs`) body operations that run whenever the function runs,
+ * though no result depends on them, named `control_output_names` (NULL for
+ * their operations' names). */
+TF_CAPI_EXPORT extern TF_Function* TF_GraphToFunctionWithControlOutputs(
+    const TF_Graph* fn_body, const char* fn_name, unsigned char append_hash_to_fn_name,
+    int num_opers, const TF_Operation* const* opers, int ninputs, const TF_Output* inputs,
+    int noutputs, const TF_Output* outputs, const char* const* output_names, int ncontrol_outputs,
+    const TF_Operation* const* control_outputs, const char* const* control_output_names,
+    const TF_FunctionOptions* opts, const char* description, TF_Status* status);
+
+/* The function's name; valid while `func` lives. */
+TF_CAPI_EXPORT extern const char* TF_FunctionName(TF_Function* func);
+
+/* Fills the empty buffer `output_func_def` with `func` as a serialized
+ * FunctionDef. */
+TF_CAPI_EXPORT extern void TF_FunctionToFunctionDef(TF_Function* func, TF_Buffer* output_func_def,
+                                                    TF_Status* status);
+
+/* A function from the serialized FunctionDef `proto` (`proto_len` bytes),
+ * or NULL with TF_INVALID_ARGUMENT when the bytes do not parse. The body is
+ * checked when the function is copied into a graph. */
+TF_CAPI_EXPORT extern TF_Function* TF_FunctionImportFunctionDef(const void* proto, size_t proto_len,
+                                                                TF_Status* status);
+
+/* Sets the function attr `attr_name` (such as "_noinline") to the
+ * serialized AttrValue `proto`; TF_INVALID_ARGUMENT when it does not
+ * parse. */
+TF_CAPI_EXPORT extern void TF_FunctionSetAttrValueProto(TF_Function* func, const char* attr_name,
+                                                        const void* proto, size_t proto_len,
+                                                        TF_Status* status);
+
+/* Fills the empty buffer `output_attr_value` with the function attr
+ * `attr_name` as a serialized AttrValue; TF_INVALID_ARGUMENT when `func` has
+ * no such attr. */
+TF_CAPI_EXPORT extern void TF_FunctionGetAttrValueProto(TF_Function* func, const char* attr_name,
+                                                        TF_Buffer* output_attr_value,
+                                                        TF_Status* status);
+
+/* Frees `func`. NULL is a no-op. Graphs it was copied into keep their copy. */
+TF_CAPI_EXPORT extern void TF_DeleteFunction(TF_Function* func);
+
 /* ========================================================================== */
 /* Registered ops                                                             */
 /* ========================================================================== */

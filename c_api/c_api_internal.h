@@ -20,6 +20,7 @@
 #include "runtime/graph/graph_def_import.h"
 #include "runtime/graph/node_builder.h"
 #include "runtime/graph/shape_refiner.h"
+#include "tensorweave/proto/function.pb.h"
 
 struct TF_Status {
   tensorweave::Status status;
@@ -50,6 +51,10 @@ struct TF_Graph {
   // of TF_DeleteGraph and TF_DeleteSession frees it. Guarded by mu.
   int num_sessions = 0;
   bool delete_requested = false;
+  // Set on the cond and body graphs of a TF_NewWhile: the graph the loop
+  // goes into and its loop variables there (TF_FinishWhile reads them).
+  TF_Graph* while_parent = nullptr;
+  std::vector<TF_Output> while_parent_inputs;
 };
 
 // TF_Operation has no definition: a TF_Operation* is a tensorweave::Node*
@@ -73,6 +78,11 @@ struct TF_OperationDescription {
   // The first error a setter without a TF_Status met; TF_FinishOperation
   // reports it.
   tensorweave::Status status;
+};
+
+// A function the caller holds: a FunctionDef, copied in and out.
+struct TF_Function {
+  tensorweave::FunctionDef fdef;
 };
 
 struct TF_ImportGraphDefOptions {
