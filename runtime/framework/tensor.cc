@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "runtime/framework/resource_handle.h"
+#include "runtime/framework/variant.h"
 
 namespace tensorweave {
 namespace {
@@ -77,6 +78,7 @@ class ForeignBuffer : public TensorBuffer {
 size_t ElementBytes(DataType dtype) {
   if (dtype == DT_STRING) return sizeof(std::string);
   if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
+  if (dtype == DT_VARIANT) return sizeof(Variant);
   return DataTypeSize(dtype);
 }
 
@@ -157,6 +159,8 @@ Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
       buffer = TensorBuffer::AllocateStrings(count);
     } else if (dtype == DT_RESOURCE) {
       buffer = AllocateObjects<ResourceHandle>(count);
+    } else if (dtype == DT_VARIANT) {
+      buffer = AllocateObjects<Variant>(count);
     } else {
       buffer = TensorBuffer::Allocate(bytes);
     }
@@ -191,6 +195,10 @@ Tensor Tensor::DeepCopy() const {
   } else if (dtype_ == DT_RESOURCE) {
     for (int64_t i = 0; i < NumElements(); ++i)
       copy.data<ResourceHandle>()[i] = data<ResourceHandle>()[i];
+  } else if (dtype_ == DT_VARIANT) {
+    // Copies share their values; the list kernels copy a value before
+    // changing one that is shared.
+    for (int64_t i = 0; i < NumElements(); ++i) copy.data<Variant>()[i] = data<Variant>()[i];
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
   }
@@ -229,6 +237,13 @@ Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   }
   TensorShape shape;
   TW_RETURN_IF_ERROR(TensorShape::FromProto(proto.tensor_shape(), &shape));
+  if (dtype == DT_VARIANT) {
+    // TensorFlow encodes variants in variant_val as VariantTensorDataProtos
+    // of registered types; no variant value crosses a process boundary here.
+    return errors::InvalidArgument(
+        "TensorProto of dtype variant is not supported: variant values (such as TensorLists) "
+        "cannot be decoded from a TensorProto");
+  }
   Tensor result;
   TW_RETURN_IF_ERROR(Allocate(dtype, shape, &result));
 
@@ -329,6 +344,9 @@ void Tensor::AsProtoTensorContent(TensorProto* proto) const {
     for (int64_t i = 0; i < NumElements(); ++i) {
       data<ResourceHandle>()[i].AsProto(proto->add_resource_handle_val());
     }
+  } else if (dtype_ == DT_VARIANT) {
+    // Only dtype and shape: variant values have no encoding here, and
+    // FromProto refuses a variant TensorProto, so none is ever decoded.
   } else if (TotalBytes() > 0) {
     proto->set_tensor_content(raw_data(), TotalBytes());
   }
@@ -360,6 +378,9 @@ std::string Tensor::SummarizeValue(int max_entries) const {
 #undef TW_SUMMARIZE
       case DT_RESOURCE:
         out += data<ResourceHandle>()[i].DebugString();
+        break;
+      case DT_VARIANT:
+        out += data<Variant>()[i].DebugString();
         break;
       default:
         out += "?";

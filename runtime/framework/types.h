@@ -14,6 +14,7 @@
 namespace tensorweave {
 
 class ResourceHandle;  // runtime/framework/resource_handle.h
+class Variant;         // runtime/framework/variant.h
 
 using DataTypeVector = std::vector<DataType>;
 
@@ -41,8 +42,10 @@ bool DataTypeFromString(const std::string& name, DataType* dtype);
 // handles (kernels, the C API, checkpoints, the wire): not ref types, not
 // DT_RESOURCE.
 bool DataTypeIsSupported(DataType dtype);
-// DataTypeIsSupported, or DT_RESOURCE: what a Tensor can hold. Resource
-// handles live only inside a process's steps and in TensorProtos.
+// DataTypeIsSupported, DT_RESOURCE or DT_VARIANT: what a Tensor can hold.
+// Resource handles live only inside a process's steps and in TensorProtos;
+// variants (TensorLists) only inside a process: the C API, checkpoints and
+// the wire refuse them as they refuse every type DataTypeIsSupported rejects.
 bool TensorCanHold(DataType dtype);
 bool DataTypeIsFloating(DataType dtype);
 bool DataTypeIsInteger(DataType dtype);
@@ -78,6 +81,7 @@ TW_MATCH_TYPE_AND_ENUM(uint64_t, DT_UINT64);
 TW_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 TW_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 TW_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
+TW_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 
 #undef TW_MATCH_TYPE_AND_ENUM
 
