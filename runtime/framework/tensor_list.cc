@@ -1,5 +1,10 @@
 #include "runtime/framework/tensor_list.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <new>
+
 #include "runtime/framework/str_util.h"
 
 namespace tensorweave {
@@ -7,6 +12,26 @@ namespace tensorweave {
 std::string TensorList::DebugString() const {
   return StrCat("TensorList<element_dtype: ", DataTypeString(element_dtype),
                 " element_shape: ", element_shape.DebugString(), " length: ", tensors.size(), ">");
+}
+
+Status TensorList::Resize(int64_t size) {
+  if (size < 0) return errors::InvalidArgument("A list cannot have ", size, " elements");
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  const uint64_t memory = pages > 0 && page_size > 0
+                              ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)
+                              : UINT64_MAX / 2;
+  // A quarter of memory: a changed list is a copy of its slots.
+  if (static_cast<uint64_t>(size) > memory / 4 / sizeof(Tensor)) {
+    return errors::ResourceExhausted("A list of ", size, " elements would need more than ", memory,
+                                     " bytes of element slots");
+  }
+  try {
+    tensors.resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("Out of memory growing a list to ", size, " elements");
+  }
+  return Status::OK();
 }
 
 Status TensorListToTensor(std::shared_ptr<TensorList> list, Tensor* out) {

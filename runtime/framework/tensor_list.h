@@ -36,6 +36,11 @@ class TensorList : public VariantValue {
   std::string TypeName() const override { return "tensorflow::TensorList"; }
   std::string DebugString() const override;
 
+  // Grows (with unset elements) or cuts the list to `size` elements.
+  // RESOURCE_EXHAUSTED, changing nothing, when the element slots alone
+  // would not fit in this machine's memory (a graph can ask for 2^31).
+  Status Resize(int64_t size);
+
   DataType element_dtype;
   PartialTensorShape element_shape;
   std::vector<Tensor> tensors;

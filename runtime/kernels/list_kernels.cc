@@ -180,7 +180,7 @@ class NewListOp : public ListKernel {
           ctx, count >= 0,
           errors::InvalidArgument(
               "The num_elements to reserve must be a non negative number, but got ", count));
-      list->tensors.resize(count);
+      OP_REQUIRES_OK(ctx, list->Resize(count));
     } else {
       OP_REQUIRES(ctx, count >= -1,
                   errors::InvalidArgument(
@@ -280,7 +280,7 @@ class SetItemOp : public ListKernel {
     std::shared_ptr<TensorList> list;
     Tensor handle;
     OP_REQUIRES_OK(ctx, ListForUpdate(ctx, &list, &handle));
-    if (index >= size) list->tensors.resize(static_cast<size_t>(index) + 1);
+    if (index >= size) OP_REQUIRES_OK(ctx, list->Resize(int64_t{index} + 1));
     list->tensors[index] = item;
     ctx->set_output(0, std::move(handle));
   }
@@ -633,7 +633,7 @@ class ResizeOp : public OpKernel {
     std::shared_ptr<TensorList> list;
     Tensor handle;
     OP_REQUIRES_OK(ctx, ListForUpdate(ctx, &list, &handle));
-    list->tensors.resize(size);
+    OP_REQUIRES_OK(ctx, list->Resize(size));
     ctx->set_output(0, std::move(handle));
   }
 };
