@@ -148,7 +148,7 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape, std::shared_ptr<TensorB
     : dtype_(dtype), shape_(shape), buffer_(std::move(buffer)) {}
 
 Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
-  if (!TensorCanHold(dtype)) {
+  if (!TensorCanHold(dtype) && dtype != DT_VARIANT) {
     return errors::InvalidArgument("Cannot allocate a tensor of type ", DataTypeString(dtype));
   }
   const int64_t count = shape.num_elements();
@@ -232,18 +232,14 @@ Status FillFromValues(const Field& values, Tensor* out) {
 
 Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   const DataType dtype = proto.dtype();
+  // Variants (DT_VARIANT, not TensorCanHold) are refused too: TensorFlow
+  // encodes them in variant_val as VariantTensorDataProtos of registered
+  // types, and no variant value crosses a process boundary here.
   if (!DataType_IsValid(dtype) || IsRefType(dtype) || !TensorCanHold(dtype)) {
     return errors::InvalidArgument("TensorProto has unsupported dtype ", DataTypeString(dtype));
   }
   TensorShape shape;
   TW_RETURN_IF_ERROR(TensorShape::FromProto(proto.tensor_shape(), &shape));
-  if (dtype == DT_VARIANT) {
-    // TensorFlow encodes variants in variant_val as VariantTensorDataProtos
-    // of registered types; no variant value crosses a process boundary here.
-    return errors::InvalidArgument(
-        "TensorProto of dtype variant is not supported: variant values (such as TensorLists) "
-        "cannot be decoded from a TensorProto");
-  }
   Tensor result;
   TW_RETURN_IF_ERROR(Allocate(dtype, shape, &result));
 

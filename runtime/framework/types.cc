@@ -63,9 +63,7 @@ bool DataTypeFromString(const std::string& name, DataType* dtype) {
 
 bool DataTypeIsSupported(DataType dtype) { return dtype == DT_STRING || DataTypeSize(dtype) > 0; }
 
-bool TensorCanHold(DataType dtype) {
-  return DataTypeIsSupported(dtype) || dtype == DT_RESOURCE || dtype == DT_VARIANT;
-}
+bool TensorCanHold(DataType dtype) { return DataTypeIsSupported(dtype) || dtype == DT_RESOURCE; }
 
 bool DataTypeIsFloating(DataType dtype) { return dtype == DT_FLOAT || dtype == DT_DOUBLE; }
 

@@ -42,10 +42,13 @@ bool DataTypeFromString(const std::string& name, DataType* dtype);
 // handles (kernels, the C API, checkpoints, the wire): not ref types, not
 // DT_RESOURCE.
 bool DataTypeIsSupported(DataType dtype);
-// DataTypeIsSupported, DT_RESOURCE or DT_VARIANT: what a Tensor can hold.
-// Resource handles live only inside a process's steps and in TensorProtos;
-// variants (TensorLists) only inside a process: the C API, checkpoints and
-// the wire refuse them as they refuse every type DataTypeIsSupported rejects.
+// DataTypeIsSupported, or DT_RESOURCE: what a Tensor can hold and the
+// generic containers (TensorArray, Stack) copy element by element. Resource
+// handles live only inside a process's steps and in TensorProtos. A Tensor
+// may also hold DT_VARIANT values (runtime/framework/variant.h: the
+// TensorLists of the list ops), which only the list kernels handle; the C
+// API, checkpoints and the wire refuse them as they refuse every type
+// DataTypeIsSupported rejects.
 bool TensorCanHold(DataType dtype);
 bool DataTypeIsFloating(DataType dtype);
 bool DataTypeIsInteger(DataType dtype);
