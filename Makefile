@@ -85,6 +85,7 @@ FUZZ_SECONDS      ?= 600
 FUZZ_TIMEOUT      ?= 20
 FUZZ_FINDINGS     ?=
 FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs --corpus tests/fixtures/tf_control_flow \
+                     --corpus tests/fixtures/tf_tensor_list \
                      --corpus tests/fixtures/tf_logging \
                      --corpus tests/fixtures/tf_functions
 FUZZ_FLAGS         = $(if $(FUZZ_FINDINGS),--findings $(FUZZ_FINDINGS))

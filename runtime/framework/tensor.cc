@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "runtime/framework/resource_handle.h"
+#include "runtime/framework/variant.h"
 
 namespace tensorweave {
 namespace {
@@ -77,6 +78,7 @@ class ForeignBuffer : public TensorBuffer {
 size_t ElementBytes(DataType dtype) {
   if (dtype == DT_STRING) return sizeof(std::string);
   if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
+  if (dtype == DT_VARIANT) return sizeof(Variant);
   return DataTypeSize(dtype);
 }
 
@@ -146,7 +148,7 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape, std::shared_ptr<TensorB
     : dtype_(dtype), shape_(shape), buffer_(std::move(buffer)) {}
 
 Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
-  if (!TensorCanHold(dtype)) {
+  if (!TensorCanHold(dtype) && dtype != DT_VARIANT) {
     return errors::InvalidArgument("Cannot allocate a tensor of type ", DataTypeString(dtype));
   }
   const int64_t count = shape.num_elements();
@@ -157,6 +159,8 @@ Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
       buffer = TensorBuffer::AllocateStrings(count);
     } else if (dtype == DT_RESOURCE) {
       buffer = AllocateObjects<ResourceHandle>(count);
+    } else if (dtype == DT_VARIANT) {
+      buffer = AllocateObjects<Variant>(count);
     } else {
       buffer = TensorBuffer::Allocate(bytes);
     }
@@ -191,6 +195,10 @@ Tensor Tensor::DeepCopy() const {
   } else if (dtype_ == DT_RESOURCE) {
     for (int64_t i = 0; i < NumElements(); ++i)
       copy.data<ResourceHandle>()[i] = data<ResourceHandle>()[i];
+  } else if (dtype_ == DT_VARIANT) {
+    // Copies share their values; the list kernels copy a value before
+    // changing one that is shared.
+    for (int64_t i = 0; i < NumElements(); ++i) copy.data<Variant>()[i] = data<Variant>()[i];
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
   }
@@ -224,6 +232,9 @@ Status FillFromValues(const Field& values, Tensor* out) {
 
 Status Tensor::FromProto(const TensorProto& proto, Tensor* out) {
   const DataType dtype = proto.dtype();
+  // Variants (DT_VARIANT, not TensorCanHold) are refused too: TensorFlow
+  // encodes them in variant_val as VariantTensorDataProtos of registered
+  // types, and no variant value crosses a process boundary here.
   if (!DataType_IsValid(dtype) || IsRefType(dtype) || !TensorCanHold(dtype)) {
     return errors::InvalidArgument("TensorProto has unsupported dtype ", DataTypeString(dtype));
   }
@@ -329,6 +340,9 @@ void Tensor::AsProtoTensorContent(TensorProto* proto) const {
     for (int64_t i = 0; i < NumElements(); ++i) {
       data<ResourceHandle>()[i].AsProto(proto->add_resource_handle_val());
     }
+  } else if (dtype_ == DT_VARIANT) {
+    // Only dtype and shape: variant values have no encoding here, and
+    // FromProto refuses a variant TensorProto, so none is ever decoded.
   } else if (TotalBytes() > 0) {
     proto->set_tensor_content(raw_data(), TotalBytes());
   }
@@ -360,6 +374,9 @@ std::string Tensor::SummarizeValue(int max_entries) const {
 #undef TW_SUMMARIZE
       case DT_RESOURCE:
         out += data<ResourceHandle>()[i].DebugString();
+        break;
+      case DT_VARIANT:
+        out += data<Variant>()[i].DebugString();
         break;
       default:
         out += "?";

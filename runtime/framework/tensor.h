@@ -103,7 +103,8 @@ class Tensor {
   // inconsistency — wrong byte count, too many values, unsupported dtype,
   // bad shape — is INVALID_ARGUMENT.
   static Status FromProto(const TensorProto& proto, Tensor* out);
-  // Encodes with tensor_content for fixed-size types, string_val for strings.
+  // Encodes with tensor_content for fixed-size types, string_val for strings
+  // (variants: dtype and shape only; FromProto refuses them).
   void AsProtoTensorContent(TensorProto* proto) const;
 
   // "Tensor<type: float shape: [2] values: 1 2>", at most `max_entries`.

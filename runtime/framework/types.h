@@ -14,6 +14,7 @@
 namespace tensorweave {
 
 class ResourceHandle;  // runtime/framework/resource_handle.h
+class Variant;         // runtime/framework/variant.h
 
 using DataTypeVector = std::vector<DataType>;
 
@@ -41,8 +42,13 @@ bool DataTypeFromString(const std::string& name, DataType* dtype);
 // handles (kernels, the C API, checkpoints, the wire): not ref types, not
 // DT_RESOURCE.
 bool DataTypeIsSupported(DataType dtype);
-// DataTypeIsSupported, or DT_RESOURCE: what a Tensor can hold. Resource
-// handles live only inside a process's steps and in TensorProtos.
+// DataTypeIsSupported, or DT_RESOURCE: what a Tensor can hold and the
+// generic containers (TensorArray, Stack) copy element by element. Resource
+// handles live only inside a process's steps and in TensorProtos. A Tensor
+// may also hold DT_VARIANT values (runtime/framework/variant.h: the
+// TensorLists of the list ops), which only the list kernels handle; the C
+// API, checkpoints and the wire refuse them as they refuse every type
+// DataTypeIsSupported rejects.
 bool TensorCanHold(DataType dtype);
 bool DataTypeIsFloating(DataType dtype);
 bool DataTypeIsInteger(DataType dtype);
@@ -78,6 +84,7 @@ TW_MATCH_TYPE_AND_ENUM(uint64_t, DT_UINT64);
 TW_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 TW_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 TW_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
+TW_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 
 #undef TW_MATCH_TYPE_AND_ENUM
 
