@@ -215,8 +215,9 @@ Status TensorToC(Tensor in, TF_Tensor** out) {
   } else if (dtype == tensorweave::DT_RESOURCE) {
     TW_RETURN_IF_ERROR(ResourceTensorToC(in, &buffer));
   } else if (!tensorweave::DataTypeIsSupported(dtype)) {
-    return errors::Internal("The runtime returned a tensor of type ", DataTypeString(dtype),
-                            ", which the C API cannot hand out");
+    // A variant (a TensorList) holds runtime objects with no byte layout.
+    return errors::Unimplemented("Unsupported dtype ", DataTypeString(dtype),
+                                 ": the C API cannot hand out such a tensor");
   } else if (in.RefCountIsOne()) {
     // Nobody else holds these bytes: the caller may have them as they are.
     buffer = in.buffer();
