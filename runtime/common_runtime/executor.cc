@@ -382,6 +382,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       params.frame_iter = P::FrameIterOf(tagged);
       params.step_container = state->args.step_container;
       params.function_library = function_library_;
+      params.deadline = state->args.deadline;
       status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);

@@ -28,16 +28,11 @@ void CancellationManager::StartCancel() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
-    cancelled_ = true;
+    cancelled_.store(true, std::memory_order_release);
     to_run.swap(callbacks_);
   }
   // Outside the lock: a callback may call back into this manager.
   for (auto& entry : to_run) entry.second();
-}
-
-bool CancellationManager::IsCancelled() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return cancelled_;
 }
 
 }  // namespace tensorweave

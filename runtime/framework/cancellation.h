@@ -3,6 +3,7 @@
 #ifndef TENSORWEAVE_FRAMEWORK_CANCELLATION_H_
 #define TENSORWEAVE_FRAMEWORK_CANCELLATION_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,11 +24,12 @@ class CancellationManager {
   bool DeregisterCallback(Token token);
   // Runs every registered callback once; later calls do nothing.
   void StartCancel();
-  bool IsCancelled() const;
+  // Lock-free: long kernels poll it between chunks of work.
+  bool IsCancelled() const { return cancelled_.load(std::memory_order_acquire); }
 
  private:
   mutable std::mutex mu_;
-  bool cancelled_ = false;
+  std::atomic<bool> cancelled_{false};  // written under mu_
   Token next_token_ = 0;
   std::map<Token, Callback> callbacks_;
 };

@@ -64,6 +64,18 @@ void ComputeAsyncCatchingExceptions(AsyncOpKernel* kernel, OpKernelContext* cont
 OpKernelContext::OpKernelContext(Params* params)
     : params_(params), outputs_(params->op_kernel->num_outputs()) {}
 
+Status OpKernelContext::CheckNotInterrupted() const {
+  const CancellationManager* cancellation = params_->cancellation_manager;
+  if (cancellation != nullptr && cancellation->IsCancelled()) {
+    return errors::Cancelled("The step was cancelled");
+  }
+  if (params_->deadline != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() > params_->deadline) {
+    return errors::DeadlineExceeded("The step ran out of time");
+  }
+  return Status::OK();
+}
+
 const Tensor& OpKernelContext::input(int i) const {
   const TensorValue& value = (*params_->inputs)[i];
   return value.is_ref() ? value.ref->tensor : value.tensor;

@@ -21,6 +21,7 @@
 #ifndef TENSORWEAVE_FRAMEWORK_OP_KERNEL_H_
 #define TENSORWEAVE_FRAMEWORK_OP_KERNEL_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -130,6 +131,8 @@ class OpKernelContext {
     // Runs the functions of the graph's library (call ops, If, While, Case);
     // null when the executor was given none.
     FunctionLibraryRuntime* function_library = nullptr;
+    // When the step runs out of time (max(): never).
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   };
 
   explicit OpKernelContext(Params* params);
@@ -148,6 +151,11 @@ class OpKernelContext {
   const FrameAndIter& frame_iter() const { return params_->frame_iter; }
   ScopedStepContainer* step_container() const { return params_->step_container; }
   FunctionLibraryRuntime* function_library() const { return params_->function_library; }
+  // Not OK once the step is cancelled (CANCELLED) or past its deadline
+  // (DEADLINE_EXCEEDED). The executor checks between kernels; a kernel whose
+  // work is not bounded by its inputs' sizes polls this between chunks so
+  // that Close and timeouts are not held up by it.
+  Status CheckNotInterrupted() const;
 
   int num_inputs() const { return static_cast<int>(params_->inputs->size()); }
   // The value of input i. For a ref input this is the variable's tensor,

@@ -9,6 +9,7 @@
 // stream from block (reserved start + i * kBlocksPerChunk) on: chunks fill in
 // parallel and the values do not depend on how they are scheduled.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -85,21 +86,31 @@ Status ShapeFromInput(const Tensor& input, TensorShape* shape) {
 }
 
 // Fills `count` elements chunk by chunk; fill(stream, begin, end) writes
-// elements [begin, end) from a stream positioned for that chunk.
+// elements [begin, end) from a stream positioned for that chunk. The output
+// size comes from a value, so a few input bytes can ask for billions of
+// draws: the fill stops between chunks once the step is cancelled or out of
+// time, and the kernel fails with that status.
 template <typename Fill>
 void FillInChunks(OpKernelContext* ctx, StreamState* state, int64_t count, double cycles,
                   Fill&& fill) {
   const int64_t chunks = (count + kChunkElements - 1) / kChunkElements;
   const uint64_t first = state->Reserve(static_cast<uint64_t>(chunks) * kBlocksPerChunk);
+  std::atomic<bool> interrupted{false};
   ParallelFor(ctx, chunks, kChunkElements * 8.0, kChunkElements * cycles,
               [&](int64_t begin_chunk, int64_t end_chunk) {
                 for (int64_t chunk = begin_chunk; chunk < end_chunk; ++chunk) {
+                  if (interrupted.load(std::memory_order_relaxed)) return;
+                  if (!ctx->CheckNotInterrupted().ok()) {
+                    interrupted.store(true, std::memory_order_relaxed);
+                    return;
+                  }
                   PhiloxStream stream =
                       state->StreamAt(first + static_cast<uint64_t>(chunk) * kBlocksPerChunk);
                   const int64_t begin = chunk * kChunkElements;
                   fill(&stream, begin, std::min(count, begin + kChunkElements));
                 }
               });
+  if (interrupted.load()) ctx->SetStatus(ctx->CheckNotInterrupted());
 }
 
 template <typename T>

@@ -662,6 +662,30 @@ TEST(DirectSessionTest, TimeoutStopsAChainOfBusyKernels) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(400));
 }
 
+// One kernel asked (by a 4-byte shape) for 2^30 normal draws, about 20 s of
+// work: the timeout ends it mid-kernel, and Close would too.
+TEST(DirectSessionTest, TimeoutStopsOneLongRandomKernel) {
+  GraphDef graph;
+  Tensor shape(DT_INT32, TensorShape({1}));
+  shape.data<int32_t>()[0] = 1 << 30;
+  NodeDef* shape_node = AddNode(&graph, "shape", "Const");
+  SetAttr(shape_node, "dtype", DT_INT32);
+  SetAttr(shape_node, "value", shape);
+  NodeDef* normal = AddNode(&graph, "normal", "RandomStandardNormal", {"shape"});
+  SetAttr(normal, "dtype", DT_FLOAT);
+  SetAttr(normal, "T", DT_INT32);
+  ConfigProto config;
+  config.set_operation_timeout_in_ms(50);
+  std::unique_ptr<Session> session = NewDirectSession(config);
+  SESSION_ASSERT_OK(session->Create(graph));
+  std::vector<Tensor> outputs;
+  const auto start = std::chrono::steady_clock::now();
+  const Status status = session->Run({}, {"normal"}, {}, &outputs);
+  EXPECT_EQ(status.code(), Code::DEADLINE_EXCEEDED) << status;
+  EXPECT_EQ(status.message(), "Timed out after 50 ms");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
 // --- Concurrency --------------------------------------------------------------
 
 // x, y = x * 2 + 1 and z = y + 0.5; z on the second CPU when `config`

@@ -13,6 +13,7 @@
 #endif
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -112,6 +113,9 @@ class KernelRunner {
 
   const Status& construction_status() const { return status_; }
   OpKernel* kernel() const { return kernel_.get(); }
+  // The step's cancellation and deadline as the executor would pass them.
+  void set_cancellation_manager(CancellationManager* manager) { cancellation_ = manager; }
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   Device* device() const { return device_; }
 
   // Runs Compute on value inputs; the status is the kernel's. (Tensors in
@@ -130,6 +134,8 @@ class KernelRunner {
     params.device = device_;
     params.op_kernel = kernel_.get();
     params.inputs = &inputs_;
+    params.cancellation_manager = cancellation_;
+    params.deadline = deadline_;
     OpKernelContext ctx(&params);
     kernel_->Compute(&ctx);
     outputs_.clear();
@@ -153,6 +159,8 @@ class KernelRunner {
   std::unique_ptr<OpKernel> kernel_;
   std::vector<TensorValue> inputs_;
   std::vector<TensorValue> outputs_;
+  CancellationManager* cancellation_ = nullptr;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 // --- Tensors --------------------------------------------------------------

@@ -54,6 +54,42 @@ TEST(RandomKernels, SameSeedsReplayAndSuccessiveRunsDiffer) {
   }
 }
 
+// A shape of a few bytes can ask for billions of draws; the fill stops
+// between chunks once the step is cancelled or past its deadline (the
+// executor only looks between kernels).
+TEST(RandomKernels, StopWhenTheStepIsCancelledOrOutOfTime) {
+  const std::vector<int32_t> huge = {1 << 14, 1 << 12};
+  for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
+    KernelRunner cancelled(RandomNode(op, DT_FLOAT, 1, 2));
+    CancellationManager manager;
+    manager.StartCancel();
+    cancelled.set_cancellation_manager(&manager);
+    EXPECT_EQ(cancelled.Compute({Vector<int32_t>(huge)}).code(), Code::CANCELLED) << op;
+
+    KernelRunner late(RandomNode(op, DT_FLOAT, 1, 2));
+    late.set_deadline(std::chrono::steady_clock::now() - std::chrono::seconds(1));
+    EXPECT_EQ(late.Compute({Vector<int32_t>(huge)}).code(), Code::DEADLINE_EXCEEDED) << op;
+
+    // A live step with time left draws as usual.
+    KernelRunner live(RandomNode(op, DT_FLOAT, 1, 2));
+    CancellationManager running;
+    live.set_cancellation_manager(&running);
+    live.set_deadline(std::chrono::steady_clock::now() + std::chrono::hours(1));
+    EXPECT_EQ(Draw<float>(&live, {5000}).size(), 5000u) << op;
+  }
+  KernelRunner integers(NodeBuilder("RandomUniformInt")
+                            .Attr("Tout", DT_INT64)
+                            .Attr("T", DT_INT32)
+                            .Attr("seed", int64_t{1})
+                            .Attr("seed2", int64_t{2})
+                            .Build());
+  CancellationManager manager;
+  manager.StartCancel();
+  integers.set_cancellation_manager(&manager);
+  EXPECT_EQ(integers.Compute({Vector<int32_t>(huge), Scalar<int64_t>(0), Scalar<int64_t>(10)}).code(),
+            Code::CANCELLED);
+}
+
 TEST(RandomKernels, ZeroSeedsAreNondeterministic) {
   KernelRunner first(RandomNode("RandomUniform", DT_DOUBLE, 0, 0));
   KernelRunner second(RandomNode("RandomUniform", DT_DOUBLE, 0, 0));
