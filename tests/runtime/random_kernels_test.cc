@@ -86,8 +86,9 @@ TEST(RandomKernels, StopWhenTheStepIsCancelledOrOutOfTime) {
   CancellationManager manager;
   manager.StartCancel();
   integers.set_cancellation_manager(&manager);
-  EXPECT_EQ(integers.Compute({Vector<int32_t>(huge), Scalar<int64_t>(0), Scalar<int64_t>(10)}).code(),
-            Code::CANCELLED);
+  EXPECT_EQ(
+      integers.Compute({Vector<int32_t>(huge), Scalar<int64_t>(0), Scalar<int64_t>(10)}).code(),
+      Code::CANCELLED);
 }
 
 TEST(RandomKernels, ZeroSeedsAreNondeterministic) {
