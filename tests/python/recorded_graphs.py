@@ -6,8 +6,13 @@ fetch<k>__<tensor> expected outputs.
     for feeds, fetches in load_cases(path): ...
     with tf.Session(graph=imported(load_graph_def(path))) as sess:
         assert_reproduces(sess, path)
+
+    GRAPHS = fixture_graphs(FIXTURES)           # parametrize with ids=fixture_name
+    assert_fixtures_present(GRAPHS, {"cond", "while"})
 """
 
+import glob
+import os
 import re
 
 import numpy as np
@@ -22,6 +27,30 @@ def load_cases(pb_path):
         kind, k, tensor = re.fullmatch(r"(feed|fetch)(\d+)__(.+)", key).groups()
         cases.setdefault(int(k), ({}, {}))[kind == "fetch"][tensor] = recorded[key]
     return [cases[k] for k in sorted(cases)]
+
+
+def fixture_graphs(directory):
+    """The recorded GraphDefs (NAME.pb paths) of a fixture directory, sorted."""
+    return sorted(glob.glob(os.path.join(directory, "*.pb")))
+
+
+def fixture_name(pb_path):
+    """NAME of NAME.pb; also a readable pytest id."""
+    return os.path.basename(pb_path)[: -len(".pb")]
+
+
+def assert_fixtures_present(pb_paths, expected):
+    """Every name in `expected` is among the recorded graphs."""
+    names = {fixture_name(path) for path in pb_paths}
+    assert expected <= names, f"fixtures missing: {sorted(expected - names)}"
+
+
+def graph_ops(graph_def):
+    """The op types of the graph and of its library's function bodies."""
+    ops = {node.op for node in graph_def.node}
+    for function in graph_def.library.function:
+        ops |= {node.op for node in function.node_def}
+    return ops
 
 
 def load_graph_def(pb_path):

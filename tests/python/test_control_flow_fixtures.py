@@ -6,7 +6,6 @@ NAME.pb is a binary GraphDef; NAME.npz holds, for each case k,
 feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
 """
 
-import glob
 import os
 import threading
 import time
@@ -15,11 +14,18 @@ import numpy as np
 import pytest
 import tensorweave as tf
 from loopback_tasks import free_ports
-from recorded_graphs import assert_reproduces, imported, load_cases, load_graph_def
+from recorded_graphs import (
+    assert_fixtures_present,
+    assert_reproduces,
+    fixture_graphs,
+    fixture_name,
+    imported,
+    load_graph_def,
+)
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_control_flow")
 
-GRAPHS = sorted(glob.glob(os.path.join(FIXTURES, "*.pb")))
+GRAPHS = fixture_graphs(FIXTURES)
 EXPECTED = {
     "cond",
     "nested_cond",
@@ -44,28 +50,13 @@ def _assert_reproduces(sess, name):
 
 
 def test_every_control_flow_fixture_is_present():
-    names = {os.path.basename(p)[:-3] for p in GRAPHS}
-    assert EXPECTED <= names, f"missing under {FIXTURES}: {EXPECTED - names}"
+    assert_fixtures_present(GRAPHS, EXPECTED)
 
 
-@pytest.mark.parametrize("path", GRAPHS, ids=lambda p: os.path.basename(p)[:-3])
+@pytest.mark.parametrize("path", GRAPHS, ids=fixture_name)
 def test_fixture_reproduces_every_recorded_case(path):
-    with open(path, "rb") as f:
-        graph_def = tf.GraphDef.FromString(f.read())
-    cases = load_cases(path)
-    assert cases
-    graph = tf.Graph()
-    with graph.as_default():
-        names = list(cases[0][1])
-        returned = tf.import_graph_def(graph_def, return_elements=names, name="")
-    with tf.Session(graph=graph) as sess:
-        for feeds, fetches in cases:
-            results = sess.run(dict(zip(names, returned)), feed_dict=feeds)
-            for name, expected in fetches.items():
-                assert results[name].dtype == expected.dtype, name
-                np.testing.assert_allclose(
-                    results[name], expected, rtol=1e-6, atol=1e-6, err_msg=f"{name} for {feeds}"
-                )
+    with tf.Session(graph=imported(load_graph_def(path))) as sess:
+        assert_reproduces(sess, path, rtol=1e-6, atol=1e-6)
 
 
 def test_loop_runs_the_same_with_one_iteration_at_a_time():

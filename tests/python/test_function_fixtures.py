@@ -10,7 +10,6 @@ NAME.pb is a binary GraphDef; NAME.npz holds, for each case k,
 feed<k>__<tensor> inputs and fetch<k>__<tensor> expected outputs.
 """
 
-import glob
 import os
 import threading
 import time
@@ -19,11 +18,20 @@ import numpy as np
 import pytest
 import tensorweave as tf
 from loopback_tasks import free_ports
-from recorded_graphs import assert_reproduces, imported, load_cases, load_graph_def
+from recorded_graphs import (
+    assert_fixtures_present,
+    assert_reproduces,
+    fixture_graphs,
+    fixture_name,
+    graph_ops,
+    imported,
+    load_cases,
+    load_graph_def,
+)
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_functions")
 
-GRAPHS = sorted(glob.glob(os.path.join(FIXTURES, "*.pb")))
+GRAPHS = fixture_graphs(FIXTURES)
 EXPECTED = {
     "cond",
     "cond_call",
@@ -45,28 +53,19 @@ def _assert_reproduces(sess, path):
     assert_reproduces(sess, path, rtol=1e-5, atol=1e-6)
 
 
-def _ops(graph_def):
-    ops = {node.op for node in graph_def.node}
-    for function in graph_def.library.function:
-        ops |= {node.op for node in function.node_def}
-    return ops
-
-
 def test_every_function_fixture_is_present_and_covers_the_call_ops():
-    names = {os.path.basename(p)[:-3] for p in GRAPHS}
-    assert EXPECTED <= names, f"missing under {FIXTURES}: {EXPECTED - names}"
+    assert_fixtures_present(GRAPHS, EXPECTED)
     ops = set()
     for name in EXPECTED:
-        ops |= _ops(_graph_def(name))
+        ops |= graph_ops(_graph_def(name))
     wanted = {"PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf", "Case"}
     wanted |= {"StatelessCase", "While", "StatelessWhile"}
     assert wanted <= ops, f"no fixture holds {wanted - ops}"
 
 
-@pytest.mark.parametrize("path", GRAPHS, ids=lambda p: os.path.basename(p)[:-3])
+@pytest.mark.parametrize("path", GRAPHS, ids=fixture_name)
 def test_fixture_reproduces_every_recorded_case(path):
-    with open(path, "rb") as f:
-        graph_def = tf.GraphDef.FromString(f.read())
+    graph_def = load_graph_def(path)
     assert len(graph_def.library.function) > 0
     with tf.Session(graph=imported(graph_def)) as sess:
         _assert_reproduces(sess, path)
