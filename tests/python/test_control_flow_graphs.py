@@ -1,8 +1,8 @@
 """Graphs our tf.cond / tf.while_loop build line up with TensorFlow's.
 
-Each program below is the one tests/fixtures/record_control_flow.py runs
-under TensorFlow 2.21 (tf.compat.v1, control flow v2 off) to write
-tests/fixtures/tf_control_flow/NAME.pb. Built here with tensorweave, it must
+Each program of tests/fixtures/control_flow_graphs.py is what
+tests/fixtures/record_control_flow.py runs under TensorFlow 2.21
+(tf.compat.v1, control flow v2 off) to write tests/fixtures/tf_control_flow/NAME.pb. Built here with tensorweave, it must
 give the same nodes: the same names, op types, data inputs in order, control
 inputs, and the frame attrs of every Enter; and run to the outputs
 TensorFlow recorded. A GraphDef we build also round-trips through
@@ -22,96 +22,14 @@ import sys
 import numpy as np
 import pytest
 import tensorweave as tf
+from recorded_graphs import load_cases, load_graph_def
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures"))
+import control_flow_graphs
+import control_flow_programs
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_control_flow")
 _FRAME_ATTRS = ("frame_name", "is_constant", "parallel_iterations")
-
-
-def cond_graph():
-    x = tf.placeholder(tf.float32, [3], name="x")
-    p = tf.placeholder(tf.bool, [], name="p")
-    y = tf.cond(p, lambda: x * 2.0, lambda: x - 1.0)
-    tf.identity(y, name="y")
-    return ["y:0"]
-
-
-def nested_cond_graph():
-    x = tf.placeholder(tf.float32, [2], name="x")
-    p = tf.placeholder(tf.bool, [], name="p")
-    q = tf.placeholder(tf.bool, [], name="q")
-    y = tf.cond(
-        p,
-        lambda: tf.cond(q, lambda: x * 3.0, lambda: x + 10.0),
-        lambda: tf.square(x),
-    )
-    tf.identity(y, name="y")
-    return ["y:0"]
-
-
-def while_counter_graph():
-    n = tf.placeholder(tf.int32, [], name="n")
-
-    def body(i, acc):
-        return i + 1, acc + i * i
-
-    i, acc = tf.while_loop(lambda i, acc: i < n, body, [tf.constant(0), tf.constant(0)])
-    tf.identity(i, name="count")
-    tf.identity(acc, name="sum_squares")
-    return ["count:0", "sum_squares:0"]
-
-
-def nested_while_graph():
-    n = tf.placeholder(tf.int32, [], name="n")
-
-    def outer_body(i, acc):
-        def inner_body(j, inner_acc):
-            return j + 1, inner_acc + i * j
-
-        _, inner = tf.while_loop(
-            lambda j, inner_acc: j < i, inner_body, [tf.constant(0), tf.constant(0)]
-        )
-        return i + 1, acc + inner
-
-    i, acc = tf.while_loop(lambda i, acc: i < n, outer_body, [tf.constant(0), tf.constant(0)])
-    tf.identity(i, name="outer_count")
-    tf.identity(acc, name="total")
-    return ["outer_count:0", "total:0"]
-
-
-def while_tensor_graph():
-    x = tf.placeholder(tf.float32, [4], name="x")
-
-    def body(k, value):
-        return k + 1, value * 0.5 + 1.0
-
-    _, result = tf.while_loop(lambda k, value: k < 20, body, [tf.constant(0), x])
-    tf.identity(result, name="y")
-    return ["y:0"]
-
-
-def cond_with_while_graph():
-    x = tf.placeholder(tf.float32, [], name="x")
-    p = tf.placeholder(tf.bool, [], name="p")
-
-    def loop():
-        _, doubled = tf.while_loop(
-            lambda k, v: k < 5, lambda k, v: (k + 1, v * 2.0), [tf.constant(0), x]
-        )
-        return doubled
-
-    y = tf.cond(p, loop, lambda: x + 0.25)
-    tf.identity(y, name="y")
-    return ["y:0"]
-
-
-PROGRAMS = {
-    "cond": cond_graph,
-    "nested_cond": nested_cond_graph,
-    "while_counter": while_counter_graph,
-    "nested_while": nested_while_graph,
-    "while_tensor": while_tensor_graph,
-    "cond_with_while": cond_with_while_graph,
-}
 
 
 def node_summary(graph_def):
@@ -129,29 +47,25 @@ def node_summary(graph_def):
 
 
 def recorded_graph_def(name):
-    graph_def = tf.GraphDef()
-    with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
-        graph_def.ParseFromString(f.read())
-    return graph_def
+    return load_graph_def(os.path.join(FIXTURES, name + ".pb"))
 
 
 def recorded_cases(name):
     """[(feeds {tensor name: value}, expected {tensor name: value})]."""
-    arrays = np.load(os.path.join(FIXTURES, name + ".npz"))
-    cases = {}
-    for key in arrays.files:
-        kind, _, tensor = key.partition("__")
-        index = int(kind.removeprefix("feed").removeprefix("fetch"))
-        feeds, fetches = cases.setdefault(index, ({}, {}))
-        (feeds if kind.startswith("feed") else fetches)[tensor] = arrays[key]
-    return [cases[k] for k in sorted(cases)]
+    return load_cases(os.path.join(FIXTURES, name + ".pb"))
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def build(name):
+    """Builds program `name` into the default graph; returns its fetches."""
+    _, _, fetches = control_flow_graphs.GRAPHS[name](tf)
+    return fetches
+
+
+@pytest.mark.parametrize("name", sorted(control_flow_graphs.GRAPHS))
 def test_graph_has_the_nodes_tensorflow_builds(name):
     graph = tf.Graph()
     with graph.as_default():
-        PROGRAMS[name]()
+        build(name)
     ours = node_summary(graph.as_graph_def())
     theirs = node_summary(recorded_graph_def(name))
     assert sorted(ours) == sorted(theirs)
@@ -159,11 +73,11 @@ def test_graph_has_the_nodes_tensorflow_builds(name):
         assert ours[node_name] == expected, node_name
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", sorted(control_flow_graphs.GRAPHS))
 def test_graph_computes_what_tensorflow_recorded(name):
     graph = tf.Graph()
     with graph.as_default():
-        fetches = PROGRAMS[name]()
+        fetches = build(name)
     with tf.Session(graph=graph) as sess:
         for feeds, expected in recorded_cases(name):
             results = sess.run(fetches, feed_dict=feeds)
@@ -171,11 +85,11 @@ def test_graph_computes_what_tensorflow_recorded(name):
                 np.testing.assert_allclose(result, expected[fetch], rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", sorted(control_flow_graphs.GRAPHS))
 def test_graph_def_we_build_round_trips_through_import(name):
     built = tf.Graph()
     with built.as_default():
-        fetches = PROGRAMS[name]()
+        fetches = build(name)
     graph_def = built.as_graph_def()
     imported = tf.Graph()
     with imported.as_default():
@@ -189,9 +103,6 @@ def test_graph_def_we_build_round_trips_through_import(name):
 
 
 # --- the programs of tests/fixtures/control_flow_programs.py ------------------------
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures"))
-import control_flow_programs
 
 with open(os.path.join(FIXTURES, "builders.json")) as _f:
     BUILDERS = json.load(_f)["programs"]
