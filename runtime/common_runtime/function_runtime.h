@@ -35,7 +35,7 @@
 
 #include "runtime/common_runtime/executor.h"
 #include "runtime/common_runtime/function_instantiate.h"
-#include "runtime/common_runtime/function_library.h"
+#include "runtime/framework/function_library.h"
 #include "runtime/framework/op_kernel.h"
 
 namespace tensorweave {

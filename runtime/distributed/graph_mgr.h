@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "runtime/common_runtime/executor.h"
-#include "runtime/common_runtime/function_library.h"
 #include "runtime/common_runtime/function_runtime.h"
 #include "runtime/framework/device.h"
+#include "runtime/framework/function_library.h"
 #include "runtime/framework/status.h"
 #include "tensorweave/proto/graph.pb.h"
 

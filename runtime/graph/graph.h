@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/common_runtime/function_library.h"
+#include "runtime/framework/function_library.h"
 #include "runtime/framework/op_def.h"
 #include "runtime/framework/status.h"
 #include "runtime/framework/types.h"

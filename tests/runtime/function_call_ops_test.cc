@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <thread>
 
-#include "runtime/common_runtime/function_library.h"
 #include "runtime/common_runtime/session.h"
+#include "runtime/framework/function_library.h"
 #include "runtime/framework/op_kernel.h"
 #include "tests/runtime/session_test_util.h"
 

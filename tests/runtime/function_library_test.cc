@@ -1,7 +1,7 @@
 // Function libraries: what FunctionLibraryDefinition accepts and refuses,
 // how a FunctionDef instantiates for given attrs, and the runtime's cache of
 // instantiations and its argument checks.
-#include "runtime/common_runtime/function_library.h"
+#include "runtime/framework/function_library.h"
 
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>

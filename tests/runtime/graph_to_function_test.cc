@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/common_runtime/function_library.h"
+#include "runtime/framework/function_library.h"
 #include "runtime/graph/while_loop_builder.h"
 #include "tests/runtime/graph_test_util.h"
 

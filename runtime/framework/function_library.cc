@@ -1,4 +1,4 @@
-#include "runtime/common_runtime/function_library.h"
+#include "runtime/framework/function_library.h"
 
 #include <google/protobuf/util/message_differencer.h>
 

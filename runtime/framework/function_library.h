@@ -19,8 +19,8 @@
 // and to their signatures stay valid as long as the library.
 //
 // Thread-safe: a session's library grows with Extend while steps run.
-#ifndef TENSORWEAVE_COMMON_RUNTIME_FUNCTION_LIBRARY_H_
-#define TENSORWEAVE_COMMON_RUNTIME_FUNCTION_LIBRARY_H_
+#ifndef TENSORWEAVE_FRAMEWORK_FUNCTION_LIBRARY_H_
+#define TENSORWEAVE_FRAMEWORK_FUNCTION_LIBRARY_H_
 
 #include <map>
 #include <memory>
@@ -83,4 +83,4 @@ std::vector<std::string> FunctionsNamedByAttrs(const NodeDef& node);
 
 }  // namespace tensorweave
 
-#endif  // TENSORWEAVE_COMMON_RUNTIME_FUNCTION_LIBRARY_H_
+#endif  // TENSORWEAVE_FRAMEWORK_FUNCTION_LIBRARY_H_
