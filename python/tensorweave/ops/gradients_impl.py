@@ -46,11 +46,73 @@ class AggregationMethod:
 _BLOCKING_OP_TYPES = frozenset(["StopGradient"])
 
 
+# Ops whose variant output is (a version of) their first input's list:
+# looking through them finds the op that says what the list holds.
+_VARIANT_FORWARDING_OP_TYPES = frozenset(
+    [
+        "Identity",
+        "Snapshot",
+        "StopGradient",
+        "Enter",
+        "RefEnter",
+        "Exit",
+        "RefExit",
+        "Switch",
+        "RefSwitch",
+        "Merge",
+        "RefMerge",
+        "NextIteration",
+        "RefNextIteration",
+        "ZerosLike",
+        "AddN",
+    ]
+)
+
+
+def _variant_element_dtype(tensor):
+    """The element dtype of the TensorList `tensor` holds when the graph says
+    it (the element_dtype of the list op that made it, looking through the
+    ops that pass a list on), else None. TensorFlow reads the same fact from
+    the tensor's handle data (backprop_util._DTypeFromTensor)."""
+    seen = set()
+    op = tensor.op
+    while op not in seen:
+        seen.add(op)
+        if op.type in _VARIANT_FORWARDING_OP_TYPES and op.inputs:
+            # A Merge's first input is its loop's Enter (or a cond's side):
+            # it carries the same list without going around the loop.
+            op = op.inputs[0].op
+            continue
+        try:
+            return dtypes.as_dtype(op.get_attr("element_dtype")).base_dtype
+        except (ValueError, KeyError, TypeError):
+            return None
+    return None
+
+
+def _is_trainable_dtype(dtype):
+    return dtype.is_floating or dtype in (dtypes.bfloat16, dtypes.complex64, dtypes.complex128)
+
+
 def _is_differentiable(tensor):
-    """Only floating-point and complex values carry gradients (integer, bool and
-    string tensors are indices, masks or labels)."""
+    """Whether a gradient flows through `tensor`, as TensorFlow's
+    backprop_util.IsTrainable decides: floating-point and complex values,
+    resource handles, and variants (TensorLists) unless the list's elements
+    are known to be of another dtype. Integer, bool and string tensors are
+    indices, masks or labels."""
     dtype = tensor.dtype.base_dtype
-    return dtype.is_floating or dtype in (dtypes.complex64, dtypes.complex128)
+    if dtype == dtypes.variant:
+        element_dtype = _variant_element_dtype(tensor)
+        return element_dtype is None or _is_trainable_dtype(element_dtype)
+    return dtype == dtypes.resource or _is_trainable_dtype(dtype)
+
+
+def _supports_default_grad(tensor):
+    """Whether zeros can stand for the gradient of an output nothing used.
+    A resource handle's zeros need the variable's dtype and shape, which no
+    handle here records (TensorFlow's default_gradient.supports_default_grad
+    says no for a handle without handle data)."""
+    return tensor.dtype.base_dtype != dtypes.resource
 
 
 def _as_list(value):
@@ -179,7 +241,12 @@ def _backprop_op(op, grads, loop_state, stop_ops, gate_gradients):
                     # Outputs nothing downstream uses get zeros, so the
                     # gradient function sees a tensor for every output.
                     for i, out_grad in enumerate(out_grads):
-                        if out_grad is None and _is_differentiable(op.outputs[i]):
+                        output = op.outputs[i]
+                        if (
+                            out_grad is None
+                            and _is_differentiable(output)
+                            and _supports_default_grad(output)
+                        ):
                             if loop_state is not None:
                                 out_grads[i] = loop_state.zeros_like(op, i)
                             else:
