@@ -249,9 +249,13 @@ def _tensor_list_get_item_grad(op, ditem):
 def _tensor_list_set_item_grad(op, dlist):
     if dlist is None:
         return None, None, None
-    index, item = op.inputs[1], op.inputs[2]
+    handle, index, item = op.inputs
     dlist_rest = tensor_list_set_item(dlist, index, array_ops.zeros_like(item))
     ditem = tensor_list_get_item(dlist, index, item.dtype, element_shape=array_ops.shape(item))
+    if op.get_attr("resize_if_index_out_of_bounds"):
+        # The set may have grown the list: its input had only the first
+        # length(handle) elements.
+        dlist_rest = tensor_list_resize(dlist_rest, tensor_list_length(handle))
     return dlist_rest, None, ditem
 
 
