@@ -27,7 +27,7 @@ import collections
 from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
 from tensorweave.framework.gradient_registry import get_gradient_function
-from tensorweave.ops import array_ops, control_flow_state, math_ops
+from tensorweave.ops import array_ops, control_flow_state, list_ops, math_ops
 from tensorweave.ops import control_flow_util as util
 
 
@@ -46,50 +46,6 @@ class AggregationMethod:
 _BLOCKING_OP_TYPES = frozenset(["StopGradient"])
 
 
-# Ops whose variant output is (a version of) their first input's list:
-# looking through them finds the op that says what the list holds.
-_VARIANT_FORWARDING_OP_TYPES = frozenset(
-    [
-        "Identity",
-        "Snapshot",
-        "StopGradient",
-        "Enter",
-        "RefEnter",
-        "Exit",
-        "RefExit",
-        "Switch",
-        "RefSwitch",
-        "Merge",
-        "RefMerge",
-        "NextIteration",
-        "RefNextIteration",
-        "ZerosLike",
-        "AddN",
-    ]
-)
-
-
-def _variant_element_dtype(tensor):
-    """The element dtype of the TensorList `tensor` holds when the graph says
-    it (the element_dtype of the list op that made it, looking through the
-    ops that pass a list on), else None. TensorFlow reads the same fact from
-    the tensor's handle data (backprop_util._DTypeFromTensor)."""
-    seen = set()
-    op = tensor.op
-    while op not in seen:
-        seen.add(op)
-        if op.type in _VARIANT_FORWARDING_OP_TYPES and op.inputs:
-            # A Merge's first input is its loop's Enter (or a cond's side):
-            # it carries the same list without going around the loop.
-            op = op.inputs[0].op
-            continue
-        try:
-            return dtypes.as_dtype(op.get_attr("element_dtype")).base_dtype
-        except (ValueError, KeyError, TypeError):
-            return None
-    return None
-
-
 def _is_trainable_dtype(dtype):
     return dtype.is_floating or dtype in (dtypes.bfloat16, dtypes.complex64, dtypes.complex128)
 
@@ -102,7 +58,7 @@ def _is_differentiable(tensor):
     indices, masks or labels."""
     dtype = tensor.dtype.base_dtype
     if dtype == dtypes.variant:
-        element_dtype = _variant_element_dtype(tensor)
+        element_dtype = list_ops.element_dtype_of(tensor)
         return element_dtype is None or _is_trainable_dtype(element_dtype)
     return dtype == dtypes.resource or _is_trainable_dtype(dtype)
 

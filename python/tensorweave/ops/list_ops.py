@@ -177,6 +177,51 @@ def tensor_list_resize(input_handle, size, name=None):
         return make_op("TensorListResize", [input_handle, size], {}, scope)
 
 
+# Ops whose variant output is (a version of) their first input's list:
+# looking through them finds the op that says what the list holds.
+_VARIANT_FORWARDING_OP_TYPES = frozenset(
+    [
+        "Identity",
+        "Snapshot",
+        "StopGradient",
+        "Enter",
+        "RefEnter",
+        "Exit",
+        "RefExit",
+        "Switch",
+        "RefSwitch",
+        "Merge",
+        "RefMerge",
+        "NextIteration",
+        "RefNextIteration",
+        "ZerosLike",
+        "AddN",
+    ]
+)
+
+
+def element_dtype_of(tensor):
+    """The element dtype of the TensorList the variant `tensor` holds when the
+    graph says it (the element_dtype of the list op that made it, looking
+    through the ops that pass a list on), else None. TensorFlow keeps the
+    same fact in the tensor's handle data (backprop_util._DTypeFromTensor
+    reads it to decide whether a list carries gradients)."""
+    seen = set()
+    op = tensor.op
+    while op not in seen:
+        seen.add(op)
+        if op.type in _VARIANT_FORWARDING_OP_TYPES and op.inputs:
+            # A Merge's first input is its loop's Enter (or a cond's side):
+            # it carries the same list without going around the loop.
+            op = op.inputs[0].op
+            continue
+        try:
+            return dtypes.as_dtype(op.get_attr("element_dtype")).base_dtype
+        except (ValueError, KeyError, TypeError):
+            return None
+    return None
+
+
 # Gradients, as TensorFlow's list_ops.py defines them: the gradient of a
 # list is a list of the elements' gradients, built by the op that undoes
 # the forward one. Lists built from nothing have no gradient.
