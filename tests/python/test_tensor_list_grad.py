@@ -257,3 +257,12 @@ def test_a_list_output_nothing_used_gets_zeros_like_of_the_list():
         with tf.Session() as sess:
             result = sess.run(dx, {x: np.ones([3, 2], np.float32)})
     np.testing.assert_allclose(result, [[0, 0], [0, 0], [3, 3]])
+
+
+def test_a_list_y_without_grad_ys_is_a_type_error():
+    # There are no default ones for a list (TensorFlow raises TypeError too).
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3, 2])
+        handle = list_ops.tensor_list_from_tensor(x, [2])
+        with pytest.raises(TypeError, match="needs its grad_ys"):
+            tf.gradients(handle, [x])

@@ -115,6 +115,13 @@ def _between_ops(from_ops, to_ops, consumers):
 def _default_grad_ys(ys, grad_ys):
     result = []
     for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
+        if grad_y is None and y.dtype.base_dtype in (dtypes.variant, dtypes.resource):
+            # No ones exist for a list or a handle (TensorFlow fails making
+            # them too, with a TypeError): the caller seeds the gradient.
+            raise TypeError(
+                f"tf.gradients of the {y.dtype.base_dtype.name} tensor {y.name} needs its "
+                f"grad_ys: there is no default gradient (ones) for a {y.dtype.base_dtype.name}"
+            )
         if grad_y is None:
             # Integer ys get ones too (TensorFlow does); no gradient flows
             # through integer tensors, so the xs behind them get None.
