@@ -42,6 +42,17 @@ def _stack_popped(popped):
     return [_stack(popped[0]), popped[1]]
 
 
+def _list_cond(x, take_true):
+    handle = _from(x)
+    return tf.cond(
+        tf.constant(take_true),
+        lambda: list_ops.tensor_list_set_item(
+            handle, 0, tf.fill([2], tf.constant(5.0, tf.float64))
+        ),
+        lambda: list_ops.tensor_list_push_back(handle, _row(x, 1) * 2.0),
+    )
+
+
 def _check_against_dense(list_fn, dense_fn, inputs):
     """tf.gradients of `list_fn` matches central differences of `list_fn`
     and of `dense_fn`, the same function built without lists."""
@@ -167,6 +178,18 @@ CASES = {
         ),
         lambda a, b: tf.stack([a, b]),
         [V, V[::-1].copy()],
+    ),
+    # A list through a tf.cond: the gradient of the branch that ran, and a
+    # ZerosLike of the list for the Switch output of the other.
+    "cond_true_branch": (
+        lambda x: _stack(_list_cond(x, True)),
+        lambda x: tf.concat([tf.fill([1, 2], tf.constant(5.0, tf.float64)), x[1:]], 0),
+        [X],
+    ),
+    "cond_false_branch": (
+        lambda x: _stack(_list_cond(x, False)),
+        lambda x: tf.concat([x, tf.reshape(_row(x, 1) * 2.0, [1, 2])], 0),
+        [X],
     ),
     # One list, two consumers: the two list gradients are summed by AddN.
     "list_with_two_consumers": (
