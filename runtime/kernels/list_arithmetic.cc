@@ -16,6 +16,7 @@
 // lengths, shapes) are INVALID_ARGUMENT as in TensorFlow.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor_list.h"
@@ -99,32 +100,34 @@ Status TensorListZerosLike(const TensorList& x, std::shared_ptr<TensorList>* y) 
   return Status::OK();
 }
 
-Status TensorListBinaryAdd(const TensorList& a, const TensorList& b,
-                           std::shared_ptr<TensorList>* out) {
-  if (a.element_dtype != b.element_dtype) {
+// Adds `b` into `sum`, position by position (TensorFlow's
+// TensorListBinaryAdd, written into a list the caller owns): an unset
+// element of `b` leaves `sum`'s as it is.
+Status AddListInto(const TensorList& b, TensorList* sum) {
+  if (sum->element_dtype != b.element_dtype) {
     return errors::InvalidArgument(
         "Trying to add two lists of tensors of different dtypes. One is ",
-        DataTypeString(a.element_dtype), " and the other is ", DataTypeString(b.element_dtype));
+        DataTypeString(sum->element_dtype), " and the other is ", DataTypeString(b.element_dtype));
   }
   PartialTensorShape element_shape;
-  if (!a.element_shape.MergeWith(b.element_shape, &element_shape).ok()) {
+  if (!sum->element_shape.MergeWith(b.element_shape, &element_shape).ok()) {
     return errors::InvalidArgument(
         "Trying to add two lists of tensors with incompatible element shapes. One is ",
-        a.element_shape.DebugString(), " and the other is ", b.element_shape.DebugString());
+        sum->element_shape.DebugString(), " and the other is ", b.element_shape.DebugString());
   }
-  if (a.tensors.size() != b.tensors.size()) {
+  if (sum->tensors.size() != b.tensors.size()) {
     return errors::InvalidArgument(
-        "Trying to add two lists of tensors with different lengths. One is ", a.tensors.size(),
+        "Trying to add two lists of tensors with different lengths. One is ", sum->tensors.size(),
         " and the other is ", b.tensors.size());
   }
-  auto sum = std::make_shared<TensorList>(a.element_dtype, std::move(element_shape));
-  sum->tensors.reserve(a.tensors.size());
-  for (size_t i = 0; i < a.tensors.size(); ++i) {
+  for (size_t i = 0; i < b.tensors.size(); ++i) {
+    if (b.tensors[i].dtype() == DT_INVALID) continue;
     Tensor element;
-    TW_RETURN_IF_ERROR(AddElements(a.tensors[i], b.tensors[i], &element));
-    sum->tensors.push_back(std::move(element));
+    TW_RETURN_IF_ERROR(AddElements(sum->tensors[i], b.tensors[i], &element));
+    sum->tensors[i] = std::move(element);
   }
-  *out = std::move(sum);
+  sum->element_shape = std::move(element_shape);
+  sum->max_num_elements = -1;  // a sum is a plain list, as in TensorFlow
   return Status::OK();
 }
 
@@ -142,18 +145,16 @@ Status NoAddFor(const Variant& value) {
                           "Variant type_name: '", value.TypeName(), "' for device type: CPU");
 }
 
-Status AddVariants(const Variant& a, const Variant& b, Variant* out) {
-  if (a.TypeName() != b.TypeName()) {
-    return errors::Internal("BinaryOpVariants: Variants a and b have different type ids.  ",
-                            "Type names: '", a.TypeName(), "' vs. '", b.TypeName(), "'");
-  }
-  const TensorList* x = ListInVariant(a);
-  const TensorList* y = ListInVariant(b);
-  if (x == nullptr || y == nullptr) return NoAddFor(x == nullptr ? a : b);
-  std::shared_ptr<TensorList> sum;
-  TW_RETURN_IF_ERROR(TensorListBinaryAdd(*x, *y, &sum));
-  *out = Variant(std::move(sum));
-  return Status::OK();
+// The list input `i` holds when nothing else can see it (the kernel holds
+// the only reference to the tensor and to its list), so the sum may be
+// written into it; else null. The backprop loop of a while loop adds each
+// iteration's list gradient into its accumulator this way, without copying
+// the accumulator's element slots every iteration.
+TensorList* UnsharedList(OpKernelContext* ctx, int i) {
+  const Tensor& input = ctx->input(i);
+  if (!input.RefCountIsOne()) return nullptr;
+  const Variant& value = input.data<Variant>()[0];
+  return value.use_count() == 1 ? value.get<TensorList>() : nullptr;
 }
 
 class ZerosLikeVariantOp : public OpKernel {
@@ -202,16 +203,37 @@ class AddNVariantOp : public OpKernel {
                       "AddN of non-scalar Tensor with dtype=DT_VARIANT is not supported; inputs[",
                       i, " has shape: ", ctx->input(i).shape().DebugString(), "."));
     }
-    Variant sum;
-    OP_REQUIRES_OK(
-        ctx, AddVariants(ctx->input(0).data<Variant>()[0], ctx->input(1).data<Variant>()[0], &sum));
-    for (int i = 2; i < n; ++i) {
-      Variant partial = std::move(sum);
-      OP_REQUIRES_OK(ctx, AddVariants(ctx->input(i).data<Variant>()[0], partial, &sum));
+    std::vector<const TensorList*> lists(n);
+    const Variant& first_value = first.data<Variant>()[0];
+    for (int i = 0; i < n; ++i) {
+      const Variant& value = ctx->input(i).data<Variant>()[0];
+      OP_REQUIRES(ctx, value.TypeName() == first_value.TypeName(),
+                  errors::Internal("BinaryOpVariants: Variants a and b have different type ids.  ",
+                                   "Type names: '", first_value.TypeName(), "' vs. '",
+                                   value.TypeName(), "'"));
+      lists[i] = ListInVariant(value);
+      OP_REQUIRES(ctx, lists[i] != nullptr, NoAddFor(value));
     }
+    // The sum goes into an input's own list when one is unshared, else
+    // into a copy of the first.
+    int owner = 0;
+    TensorList* sum = nullptr;
     Tensor out;
-    OP_REQUIRES_OK(ctx, Tensor::Allocate(DT_VARIANT, TensorShape({}), &out));
-    out.data<Variant>()[0] = std::move(sum);
+    for (int i = 0; i < n && sum == nullptr; ++i) {
+      sum = UnsharedList(ctx, i);
+      if (sum != nullptr) {
+        owner = i;
+        out = ctx->input(i);
+      }
+    }
+    if (sum == nullptr) {
+      auto copy = std::make_shared<TensorList>(*lists[0]);
+      sum = copy.get();
+      OP_REQUIRES_OK(ctx, TensorListToTensor(std::move(copy), &out));
+    }
+    for (int i = 0; i < n; ++i) {
+      if (i != owner) OP_REQUIRES_OK(ctx, AddListInto(*lists[i], sum));
+    }
     ctx->set_output(0, std::move(out));
   }
 };

@@ -266,11 +266,34 @@ TEST(ListArithmeticTest, AddNSumsElementwiseAndAnUnsetElementAddsNothing) {
   ASSERT_EQ(sum.tensors.size(), 2u);
   EXPECT_EQ(Values<float>(sum.tensors[0]), (std::vector<float>{111, 222}));
   EXPECT_EQ(Values<float>(sum.tensors[1]), (std::vector<float>{330, 440}));
+  // The inputs are shared (this test holds them): they keep their values.
   EXPECT_EQ(Values<float>(ListIn(b).tensors[0]), (std::vector<float>{10, 20}));
+  EXPECT_EQ(Values<float>(with_unset->tensors[0]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(with_unset->tensors[1].dtype(), DT_INVALID);
 
   KernelRunner one(NodeBuilder("AddN").Attr("T", DT_VARIANT).Attr("N", 1).Inputs(1).Build());
   TW_ASSERT_OK(one.Compute({b}));
   EXPECT_EQ(&ListIn(one.output(0)), &ListIn(b));
+}
+
+TEST(ListArithmeticTest, AddNWritesIntoAnUnsharedInputsListAndLeavesSharedOnesAlone) {
+  // What the backprop loop's accumulator does each iteration: the
+  // accumulated list is the kernel's alone, so the sum goes into it.
+  KernelRunner run(NodeBuilder("AddN").Attr("T", DT_VARIANT).Attr("N", 2).Inputs(2).Build());
+  auto gradient = std::make_shared<TensorList>(DT_FLOAT, PartialTensorShape::UnknownDims(1));
+  gradient->tensors = {Tensor(), Vector<float>({5, 6})};
+  Tensor shared;
+  TW_ASSERT_OK(TensorListToTensor(gradient, &shared));
+  Tensor alone = ListOf({{1, 2}, {3, 4}}, 2);
+  const TensorList* accumulator = &ListIn(alone);
+  std::vector<Tensor> inputs = {shared, std::move(alone)};
+  TW_ASSERT_OK(run.Compute(std::move(inputs)));
+  EXPECT_EQ(&ListIn(run.output(0)), accumulator);
+  EXPECT_EQ(Values<float>(accumulator->tensors[0]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(Values<float>(accumulator->tensors[1]), (std::vector<float>{8, 10}));
+  EXPECT_EQ(accumulator->element_shape.DebugString(), "[2]");
+  EXPECT_EQ(gradient->tensors[0].dtype(), DT_INVALID);
+  EXPECT_EQ(Values<float>(gradient->tensors[1]), (std::vector<float>{5, 6}));
 }
 
 TEST(ListArithmeticTest, AddNOfListsThatDoNotMatchIsInvalidArgument) {
