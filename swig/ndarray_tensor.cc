@@ -251,6 +251,32 @@ PyObject* StringTensorToNdarray(TF_Tensor* tensor) {
   return array.release();
 }
 
+// A scalar DT_RESOURCE tensor holds one serialized ResourceHandleProto
+// (the C API's TF_RESOURCE layout). TensorFlow's Python hands it back as a
+// 1-D array of its bytes whose dtype is the struct [("resource", uint8, 1)]
+// (TF_TensorToPyArray; `array.tobytes()` is the proto). Only scalars exist:
+// the C API refuses to fetch any other resource tensor.
+PyObject* ResourceTensorToNdarray(TF_Tensor* tensor) {
+  if (TF_NumDims(tensor) != 0) {
+    PyErr_SetString(PyExc_ValueError, "Fetching of non-scalar resource tensors is not supported.");
+    return nullptr;
+  }
+  PyRef fields(Py_BuildValue("[(sOi)]", "resource",
+                             reinterpret_cast<PyObject*>(PyArray_TypeObjectFromType(NPY_UBYTE)),
+                             1));
+  if (!fields) return nullptr;
+  PyArray_Descr* descr = nullptr;  // PyArray_Empty steals this reference
+  if (PyArray_DescrConverter(fields.get(), &descr) != NPY_SUCCEED) return nullptr;
+  npy_intp size = static_cast<npy_intp>(TF_TensorByteSize(tensor));
+  PyRef array(PyArray_Empty(1, &size, descr, 0));
+  if (!array) return nullptr;
+  if (size > 0) {
+    std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array.get())), TF_TensorData(tensor),
+                size);
+  }
+  return array.release();
+}
+
 }  // namespace
 
 bool InterpreterAlive() {
@@ -295,8 +321,9 @@ TF_Tensor* NdarrayToTensor(PyObject* value) {
 
 PyObject* TensorToNdarray(TF_Tensor* tensor) {
   const TF_DataType dtype = TF_TensorType(tensor);
-  if (dtype == TF_STRING) {
-    PyObject* result = StringTensorToNdarray(tensor);
+  if (dtype == TF_STRING || dtype == TF_RESOURCE) {
+    PyObject* result =
+        dtype == TF_STRING ? StringTensorToNdarray(tensor) : ResourceTensorToNdarray(tensor);
     TF_DeleteTensor(tensor);
     return result;
   }

@@ -34,7 +34,9 @@ bool InitNumpy();
 TF_Tensor* NdarrayToTensor(PyObject* value);
 
 // Takes ownership of `tensor` and returns its value: an ndarray (a numpy
-// scalar for rank 0, bytes objects for strings). On failure the tensor is
+// scalar for rank 0, bytes objects for strings; for a resource handle, as
+// TensorFlow, a 1-D array of the serialized ResourceHandleProto's bytes of
+// dtype [("resource", uint8, 1)]). On failure the tensor is
 // deleted and NULL is returned with a Python error set.
 PyObject* TensorToNdarray(TF_Tensor* tensor);
 

@@ -525,9 +525,11 @@ REGISTER_OP("AddN")
     .Input("inputs: N * T")
     .Output("sum: T")
     .Attr("N: int >= 1")
-    .Attr("T: {" TW_ARITHMETIC_TYPES "}")
+    .Attr("T: {" TW_ARITHMETIC_TYPES ", variant}")
     .SetShapeFn(AddNShape)
-    .Doc("Elementwise sum of N tensors of one shape.");
+    .Doc(
+        "Elementwise sum of N tensors of one shape; for variants (TensorLists, in gradients) "
+        "the elementwise sum of the lists (runtime/kernels/list_arithmetic.cc).");
 
 REGISTER_OP("MatMul")
     .Input("a: T")

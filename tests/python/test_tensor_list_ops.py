@@ -219,11 +219,6 @@ def test_gradients_of_split_concat_push_pop_scatter_and_resize():
     assert results[7] == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tf.gradients (gradients_impl._is_differentiable) treats only floating and complex "
-    "tensors as carrying gradients; TensorFlow also backpropagates through variant tensors",
-)
 def test_tf_gradients_through_a_list():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [3, 2])

@@ -220,6 +220,117 @@ TEST(ListKernelsTest, PushBackPopBackAndConcat) {
   EXPECT_EQ(Values<int64_t>(concat.output(1)), (std::vector<int64_t>{2, 2}));
 }
 
+// What tf.gradients builds for lists: ZerosLike of an unused list output
+// and AddN of the gradients of a list that feeds two consumers
+// (runtime/kernels/list_arithmetic.cc).
+TEST(ListArithmeticTest, ZerosLikeKeepsLengthShapesAndUnsetElements) {
+  auto list = std::make_shared<TensorList>(DT_FLOAT, PartialTensorShape::UnknownDims(1));
+  list->max_num_elements = 5;
+  list->tensors = {Vector<float>({1, 2}), Tensor(), Vector<float>({3, 4, 5})};
+  Tensor handle;
+  TW_ASSERT_OK(TensorListToTensor(list, &handle));
+  KernelRunner run(NodeBuilder("ZerosLike").Attr("T", DT_VARIANT).Build());
+  TW_ASSERT_OK(run.Compute({handle}));
+  const TensorList& zeros = ListIn(run.output(0));
+  EXPECT_NE(&zeros, list.get());
+  EXPECT_EQ(zeros.element_dtype, DT_FLOAT);
+  EXPECT_EQ(zeros.element_shape.DebugString(), "[?]");
+  EXPECT_EQ(zeros.max_num_elements, 5);
+  ASSERT_EQ(zeros.tensors.size(), 3u);
+  EXPECT_EQ(Values<float>(zeros.tensors[0]), (std::vector<float>{0, 0}));
+  EXPECT_EQ(zeros.tensors[1].dtype(), DT_INVALID);
+  EXPECT_EQ(Values<float>(zeros.tensors[2]), (std::vector<float>{0, 0, 0}));
+  // The input list is a value: it keeps its elements.
+  EXPECT_EQ(Values<float>(list->tensors[0]), (std::vector<float>{1, 2}));
+
+  Tensor not_a_list(DT_VARIANT, TensorShape());
+  Status status = run.Compute({not_a_list});
+  EXPECT_EQ(status.code(), Code::INTERNAL) << status;
+  EXPECT_NE(status.message().find("ZEROS_LIKE Variant type_name: <empty>"), std::string::npos)
+      << status;
+  ExpectInvalid(run.Compute({Tensor(DT_VARIANT, TensorShape({2}))}),
+                "ZerosLike non-scalar Tensor with dtype=DT_VARIANT is not supported.");
+}
+
+TEST(ListArithmeticTest, AddNSumsElementwiseAndAnUnsetElementAddsNothing) {
+  auto with_unset = std::make_shared<TensorList>(DT_FLOAT, PartialTensorShape::UnknownDims(1));
+  with_unset->tensors = {Vector<float>({1, 2}), Tensor()};
+  Tensor a;
+  TW_ASSERT_OK(TensorListToTensor(with_unset, &a));
+  const Tensor b = ListOf({{10, 20}, {30, 40}}, 2);
+  const Tensor c = ListOf({{100, 200}, {300, 400}}, 2);
+  KernelRunner three(NodeBuilder("AddN").Attr("T", DT_VARIANT).Attr("N", 3).Inputs(3).Build());
+  TW_ASSERT_OK(three.Compute({a, b, c}));
+  const TensorList& sum = ListIn(three.output(0));
+  EXPECT_EQ(sum.element_shape.DebugString(), "[2]");  // the merged element shapes
+  ASSERT_EQ(sum.tensors.size(), 2u);
+  EXPECT_EQ(Values<float>(sum.tensors[0]), (std::vector<float>{111, 222}));
+  EXPECT_EQ(Values<float>(sum.tensors[1]), (std::vector<float>{330, 440}));
+  // The inputs are shared (this test holds them): they keep their values.
+  EXPECT_EQ(Values<float>(ListIn(b).tensors[0]), (std::vector<float>{10, 20}));
+  EXPECT_EQ(Values<float>(with_unset->tensors[0]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(with_unset->tensors[1].dtype(), DT_INVALID);
+
+  KernelRunner one(NodeBuilder("AddN").Attr("T", DT_VARIANT).Attr("N", 1).Inputs(1).Build());
+  TW_ASSERT_OK(one.Compute({b}));
+  EXPECT_EQ(&ListIn(one.output(0)), &ListIn(b));
+}
+
+TEST(ListArithmeticTest, AddNWritesIntoAnUnsharedInputsListAndLeavesSharedOnesAlone) {
+  // What the backprop loop's accumulator does each iteration: the
+  // accumulated list is the kernel's alone, so the sum goes into it.
+  KernelRunner run(NodeBuilder("AddN").Attr("T", DT_VARIANT).Attr("N", 2).Inputs(2).Build());
+  auto gradient = std::make_shared<TensorList>(DT_FLOAT, PartialTensorShape::UnknownDims(1));
+  gradient->tensors = {Tensor(), Vector<float>({5, 6})};
+  Tensor shared;
+  TW_ASSERT_OK(TensorListToTensor(gradient, &shared));
+  Tensor alone = ListOf({{1, 2}, {3, 4}}, 2);
+  const TensorList* accumulator = &ListIn(alone);
+  std::vector<Tensor> inputs = {shared, std::move(alone)};
+  TW_ASSERT_OK(run.Compute(std::move(inputs)));
+  EXPECT_EQ(&ListIn(run.output(0)), accumulator);
+  EXPECT_EQ(Values<float>(accumulator->tensors[0]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(Values<float>(accumulator->tensors[1]), (std::vector<float>{8, 10}));
+  EXPECT_EQ(accumulator->element_shape.DebugString(), "[2]");
+  EXPECT_EQ(gradient->tensors[0].dtype(), DT_INVALID);
+  EXPECT_EQ(Values<float>(gradient->tensors[1]), (std::vector<float>{5, 6}));
+}
+
+TEST(ListArithmeticTest, AddNOfListsThatDoNotMatchIsInvalidArgument) {
+  KernelRunner run(NodeBuilder("AddN").Attr("T", DT_VARIANT).Attr("N", 2).Inputs(2).Build());
+  const Tensor two = ListOf({{1, 2}, {3, 4}}, 2);
+  ExpectInvalid(run.Compute({two, ListOf({{1, 2}}, 2)}),
+                "Trying to add two lists of tensors with different lengths. One is 2 and the "
+                "other is 1");
+  ExpectInvalid(run.Compute({two, ListOf({{1, 2, 3}, {4, 5, 6}}, 3)}),
+                "Trying to add two lists of tensors with incompatible element shapes. One is [2] "
+                "and the other is [3]");
+  auto ints = std::make_shared<TensorList>(DT_INT32, PartialTensorShape::FromShape({2}));
+  ints->tensors = {Vector<int32_t>({1, 2}), Vector<int32_t>({3, 4})};
+  Tensor int_list;
+  TW_ASSERT_OK(TensorListToTensor(ints, &int_list));
+  ExpectInvalid(run.Compute({two, int_list}),
+                "Trying to add two lists of tensors of different dtypes. One is float and the "
+                "other is int32");
+  auto unknown = std::make_shared<TensorList>(DT_FLOAT, PartialTensorShape());
+  unknown->tensors = {Vector<float>({1, 2, 3}), Vector<float>({1, 2})};
+  Tensor unknown_list;
+  TW_ASSERT_OK(TensorListToTensor(unknown, &unknown_list));
+  ExpectInvalid(run.Compute({two, unknown_list}),
+                "Trying to add two tensors with incompatible element shapes. One is [2] and the "
+                "other is [3]");
+  auto strings = std::make_shared<TensorList>(DT_STRING, PartialTensorShape());
+  strings->tensors = {Tensor(DT_STRING, TensorShape())};
+  Tensor string_list;
+  TW_ASSERT_OK(TensorListToTensor(strings, &string_list));
+  ExpectInvalid(run.Compute({string_list, string_list}), "Trying to add unsupported dtype string");
+  ExpectInvalid(run.Compute({two, Tensor(DT_VARIANT, TensorShape({1}))}),
+                "Inputs to operation AddN must have the same size and shape");
+  Status status = run.Compute({two, Tensor(DT_VARIANT, TensorShape())});
+  EXPECT_EQ(status.code(), Code::INTERNAL) << status;
+  EXPECT_NE(status.message().find("different type ids"), std::string::npos) << status;
+}
+
 TEST(ListKernelsTest, ListsOfVariantsOrResourcesAreRefusedWhenTheKernelIsMade) {
   KernelRunner run(NodeBuilder("TensorListStack").Attr("element_dtype", DT_VARIANT).Build());
   EXPECT_EQ(run.construction_status().code(), Code::UNIMPLEMENTED) << run.construction_status();

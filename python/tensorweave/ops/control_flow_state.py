@@ -26,7 +26,7 @@ the outer loop and popped to drive the inner backprop loop.
 """
 
 from tensorweave.framework import dtypes, ops
-from tensorweave.ops import array_ops, constant_op, control_flow_ops, data_flow_ops
+from tensorweave.ops import array_ops, constant_op, control_flow_ops, data_flow_ops, list_ops
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.op_builder import make_op
 
@@ -57,6 +57,39 @@ def _constant_value(tensor):
     from tensorweave.framework import tensor_util
 
     return tensor_util.make_ndarray(tensor.op.get_attr("value"))
+
+
+def zeros_shape_parts(value):
+    """What zeros standing for the gradient of `value` are made from when
+    its shape is known only at run time: its shape, or for a TensorList
+    (a variant) its element shape and length. Every part is an int32
+    tensor, so a loop can keep them per iteration in stacks."""
+    if value.dtype.base_dtype == dtypes.variant:
+        return [list_ops.tensor_list_element_shape(value), list_ops.tensor_list_length(value)]
+    return [array_ops.shape(value)]
+
+
+def zeros_from_shape_parts(parts, value):
+    """Zeros for the gradient of `value` from its zeros_shape_parts. For a
+    list: a list of its length whose elements are unset, which the list
+    gradients read as zeros of the shape they give and which AddN of lists
+    treats as adding nothing (TensorFlow's ZerosLike of the list, without
+    keeping the list itself per iteration)."""
+    if value.dtype.base_dtype == dtypes.variant:
+        element_dtype = list_ops.element_dtype_of(value)
+        if element_dtype is None:
+            raise TypeError(
+                f"Cannot make a zero gradient for the variant tensor {value.name} in a while "
+                "loop: the graph does not say what its TensorList holds"
+            )
+        return list_ops.tensor_list_reserve(parts[0], parts[1], element_dtype)
+    return array_ops.zeros(parts[0], value.dtype)
+
+
+def _has_static_zeros(value):
+    """Whether zeros for `value` can be a constant (its shape is known; a
+    list's zeros always depend on the list)."""
+    return value.dtype.base_dtype != dtypes.variant and value.shape.is_fully_defined()
 
 
 def _outer_while_context(context):
@@ -445,30 +478,30 @@ class ControlFlowState:
         outer_grad_state = None
         if outer_forward_context is not None:
             outer_grad_state = self._map.get(outer_forward_context)
-        shape = value.shape
         if outer_grad_state is None:
-            if shape.is_fully_defined():
-                return array_ops.zeros(shape.dims, value.dtype)
+            if _has_static_zeros(value):
+                return array_ops.zeros(value.shape.dims, value.dtype)
             return array_ops.zeros_like(value, optimize=False)
-        if shape.is_fully_defined():
+        if _has_static_zeros(value):
             outer_grad_state.grad_context.enter()
             try:
-                return array_ops.zeros(shape.dims, value.dtype)
+                return array_ops.zeros(value.shape.dims, value.dtype)
             finally:
                 outer_grad_state.grad_context.exit()
         # The shape is known when the loop ran: keep it per outer iteration.
         forward_context.outer_context.enter()
         try:
-            dynamic_shape = array_ops.shape(value)
+            parts = zeros_shape_parts(value)
         finally:
             forward_context.outer_context.exit()
-        history_shape = outer_grad_state.add_forward_accumulator(dynamic_shape)
+        histories = [outer_grad_state.add_forward_accumulator(part) for part in parts]
         outer_grad_state.grad_context.enter()
         try:
-            real_shape = outer_grad_state.add_backprop_accumulated_value(
-                history_shape, dynamic_shape
-            )
-            return array_ops.zeros(real_shape, value.dtype)
+            real_parts = [
+                outer_grad_state.add_backprop_accumulated_value(history, part)
+                for history, part in zip(histories, parts)
+            ]
+            return zeros_from_shape_parts(real_parts, value)
         finally:
             outer_grad_state.grad_context.exit()
 
@@ -486,9 +519,8 @@ class ControlFlowState:
             return array_ops.zeros_like(op.outputs[index])
         op_context = op._control_flow_context
         value = op.outputs[index]
-        shape = value.shape
-        if shape.is_fully_defined():
-            result = constant_op.constant(0, shape=shape.dims, dtype=value.dtype)
+        if _has_static_zeros(value):
+            result = constant_op.constant(0, shape=value.shape.dims, dtype=value.dtype)
             if dead_branch:
                 # The Switch of a tf.cond: zeros only when the other side ran.
                 pred = grad_state.history_map.get(op_context.pred.name)
@@ -496,33 +528,37 @@ class ControlFlowState:
                     pred = grad_state.get_real_value(op_context.pred)
                 result = control_flow_ops._switch_ref_or_tensor(result, pred)[1 - op_context.branch]
             return result
-        # Unknown shape: keep the shape of every iteration.
+        # Shape known only at run time: keep it for every iteration.
         if dead_branch:
             op_context.outer_context.enter()
             try:
                 side = control_flow_ops._switch_ref_or_tensor(op.inputs[0], op_context.pred)[
                     1 - op_context.branch
                 ]
-                zeros_shape = array_ops.shape(side)
+                parts = zeros_shape_parts(side)
             finally:
                 op_context.outer_context.exit()
             side.op._set_control_flow_context(op_context)
-            zeros_shape.op._set_control_flow_context(op_context)
+            for part in parts:
+                part.op._set_control_flow_context(op_context)
         else:
             op_context.enter()
             try:
-                zeros_shape = array_ops.shape(value)
+                parts = zeros_shape_parts(value)
             finally:
                 op_context.exit()
         grad_state.grad_context.exit()
         try:
-            history_shape = grad_state.add_forward_accumulator(zeros_shape, dead_branch=dead_branch)
+            histories = [
+                grad_state.add_forward_accumulator(part, dead_branch=dead_branch) for part in parts
+            ]
         finally:
             grad_state.grad_context.enter()
-        real_shape = grad_state.add_backprop_accumulated_value(
-            history_shape, zeros_shape, dead_branch
-        )
-        return array_ops.zeros(real_shape, value.dtype)
+        real_parts = [
+            grad_state.add_backprop_accumulated_value(history, part, dead_branch)
+            for history, part in zip(histories, parts)
+        ]
+        return zeros_from_shape_parts(real_parts, value)
 
     def post_processing(self):
         """Finishes the backprop graph: a loop variable whose next value does
@@ -534,7 +570,7 @@ class ControlFlowState:
                 first, second = b_merge.op.inputs[0], b_merge.op.inputs[1]
                 if first is not second and first.name != second.name:
                     continue
-                if first.shape.is_fully_defined():
+                if _has_static_zeros(first):
                     grad_state.grad_context.enter()
                     try:
                         zeros = constant_op.constant(
@@ -549,8 +585,8 @@ class ControlFlowState:
                         outer_grad_context.enter()
                     try:
                         entered_grad = first.op.inputs[0]
-                        zeros = array_ops.zeros(
-                            array_ops.shape(entered_grad), first.dtype.base_dtype
+                        zeros = zeros_from_shape_parts(
+                            zeros_shape_parts(entered_grad), entered_grad
                         )
                     finally:
                         if outer_grad_context is not None:

@@ -27,7 +27,7 @@ import collections
 from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
 from tensorweave.framework.gradient_registry import get_gradient_function
-from tensorweave.ops import array_ops, control_flow_state, math_ops
+from tensorweave.ops import array_ops, control_flow_state, list_ops, math_ops
 from tensorweave.ops import control_flow_util as util
 
 
@@ -46,11 +46,29 @@ class AggregationMethod:
 _BLOCKING_OP_TYPES = frozenset(["StopGradient"])
 
 
+def _is_trainable_dtype(dtype):
+    return dtype.is_floating or dtype in (dtypes.bfloat16, dtypes.complex64, dtypes.complex128)
+
+
 def _is_differentiable(tensor):
-    """Only floating-point and complex values carry gradients (integer, bool and
-    string tensors are indices, masks or labels)."""
+    """Whether a gradient flows through `tensor`, as TensorFlow's
+    backprop_util.IsTrainable decides: floating-point and complex values,
+    resource handles, and variants (TensorLists) unless the list's elements
+    are known to be of another dtype. Integer, bool and string tensors are
+    indices, masks or labels."""
     dtype = tensor.dtype.base_dtype
-    return dtype.is_floating or dtype in (dtypes.complex64, dtypes.complex128)
+    if dtype == dtypes.variant:
+        element_dtype = list_ops.element_dtype_of(tensor)
+        return element_dtype is None or _is_trainable_dtype(element_dtype)
+    return dtype == dtypes.resource or _is_trainable_dtype(dtype)
+
+
+def _supports_default_grad(tensor):
+    """Whether zeros can stand for the gradient of an output nothing used.
+    A resource handle's zeros need the variable's dtype and shape, which no
+    handle here records (TensorFlow's default_gradient.supports_default_grad
+    says no for a handle without handle data)."""
+    return tensor.dtype.base_dtype != dtypes.resource
 
 
 def _as_list(value):
@@ -97,6 +115,13 @@ def _between_ops(from_ops, to_ops, consumers):
 def _default_grad_ys(ys, grad_ys):
     result = []
     for i, (y, grad_y) in enumerate(zip(ys, grad_ys)):
+        if grad_y is None and y.dtype.base_dtype in (dtypes.variant, dtypes.resource):
+            # No ones exist for a list or a handle (TensorFlow fails making
+            # them too, with a TypeError): the caller seeds the gradient.
+            raise TypeError(
+                f"tf.gradients of the {y.dtype.base_dtype.name} tensor {y.name} needs its "
+                f"grad_ys: there is no default gradient (ones) for a {y.dtype.base_dtype.name}"
+            )
         if grad_y is None:
             # Integer ys get ones too (TensorFlow does); no gradient flows
             # through integer tensors, so the xs behind them get None.
@@ -179,7 +204,12 @@ def _backprop_op(op, grads, loop_state, stop_ops, gate_gradients):
                     # Outputs nothing downstream uses get zeros, so the
                     # gradient function sees a tensor for every output.
                     for i, out_grad in enumerate(out_grads):
-                        if out_grad is None and _is_differentiable(op.outputs[i]):
+                        output = op.outputs[i]
+                        if (
+                            out_grad is None
+                            and _is_differentiable(output)
+                            and _supports_default_grad(output)
+                        ):
                             if loop_state is not None:
                                 out_grads[i] = loop_state.zeros_like(op, i)
                             else:

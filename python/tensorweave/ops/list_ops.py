@@ -177,6 +177,51 @@ def tensor_list_resize(input_handle, size, name=None):
         return make_op("TensorListResize", [input_handle, size], {}, scope)
 
 
+# Ops whose variant output is (a version of) their first input's list:
+# looking through them finds the op that says what the list holds.
+_VARIANT_FORWARDING_OP_TYPES = frozenset(
+    [
+        "Identity",
+        "Snapshot",
+        "StopGradient",
+        "Enter",
+        "RefEnter",
+        "Exit",
+        "RefExit",
+        "Switch",
+        "RefSwitch",
+        "Merge",
+        "RefMerge",
+        "NextIteration",
+        "RefNextIteration",
+        "ZerosLike",
+        "AddN",
+    ]
+)
+
+
+def element_dtype_of(tensor):
+    """The element dtype of the TensorList the variant `tensor` holds when the
+    graph says it (the element_dtype of the list op that made it, looking
+    through the ops that pass a list on), else None. TensorFlow keeps the
+    same fact in the tensor's handle data (backprop_util._DTypeFromTensor
+    reads it to decide whether a list carries gradients)."""
+    seen = set()
+    op = tensor.op
+    while op not in seen:
+        seen.add(op)
+        if op.type in _VARIANT_FORWARDING_OP_TYPES and op.inputs:
+            # A Merge's first input is its loop's Enter (or a cond's side):
+            # it carries the same list without going around the loop.
+            op = op.inputs[0].op
+            continue
+        try:
+            return dtypes.as_dtype(op.get_attr("element_dtype")).base_dtype
+        except (ValueError, KeyError, TypeError):
+            return None
+    return None
+
+
 # Gradients, as TensorFlow's list_ops.py defines them: the gradient of a
 # list is a list of the elements' gradients, built by the op that undoes
 # the forward one. Lists built from nothing have no gradient.
@@ -249,9 +294,13 @@ def _tensor_list_get_item_grad(op, ditem):
 def _tensor_list_set_item_grad(op, dlist):
     if dlist is None:
         return None, None, None
-    index, item = op.inputs[1], op.inputs[2]
+    handle, index, item = op.inputs
     dlist_rest = tensor_list_set_item(dlist, index, array_ops.zeros_like(item))
     ditem = tensor_list_get_item(dlist, index, item.dtype, element_shape=array_ops.shape(item))
+    if op.get_attr("resize_if_index_out_of_bounds"):
+        # The set may have grown the list: its input had only the first
+        # length(handle) elements.
+        dlist_rest = tensor_list_resize(dlist_rest, tensor_list_length(handle))
     return dlist_rest, None, ditem
 
 

@@ -22,8 +22,8 @@ pop), and a loop constant's gradient is summed over the iterations
 (add_backprop_accumulator).
 """
 
-from tensorweave.framework import ops, tensor_shape
-from tensorweave.ops import array_ops, constant_op, control_flow_ops, math_ops
+from tensorweave.framework import dtypes, ops, tensor_shape
+from tensorweave.ops import array_ops, constant_op, control_flow_ops, control_flow_state, math_ops
 from tensorweave.ops import control_flow_nest as nest
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.control_flow_context import (
@@ -411,10 +411,13 @@ class WhileContext(ControlFlowContext):
         """The sum over the backprop iterations of `grad`, the gradient
         reaching the loop constant Enter `op` in each: a loop variable of
         this backprop loop starting at zeros; returns its Exit. Called in
-        this (backprop) context, and leaves it entered."""
+        this (backprop) context, and leaves it entered. A TensorList's
+        gradients (variants) start from a list of unset elements as long as
+        the list and are summed by AddN."""
         self.exit()
         shape = grad.shape
-        if shape.is_fully_defined():
+        is_list = grad.dtype.base_dtype == dtypes.variant
+        if shape.is_fully_defined() and not is_list:
             if self._outer_context is not None:
                 self._outer_context.enter()
             try:
@@ -430,24 +433,27 @@ class WhileContext(ControlFlowContext):
                 forward_context = self._grad_state.forward_context
                 forward_context.outer_context.enter()
                 try:
-                    zeros_shape = array_ops.shape(value)
+                    parts = control_flow_state.zeros_shape_parts(value)
                 finally:
                     forward_context.outer_context.exit()
                 outer_grad_state = self._grad_state.outer_grad_state
-                history_shape = outer_grad_state.add_forward_accumulator(zeros_shape)
+                histories = [outer_grad_state.add_forward_accumulator(part) for part in parts]
                 outer.enter()
                 try:
-                    real_shape = outer_grad_state.add_backprop_accumulated_value(
-                        history_shape, zeros_shape
-                    )
-                    zeros = array_ops.zeros(real_shape, grad.dtype)
+                    real_parts = [
+                        outer_grad_state.add_backprop_accumulated_value(history, part)
+                        for history, part in zip(histories, parts)
+                    ]
+                    zeros = control_flow_state.zeros_from_shape_parts(real_parts, value)
                 finally:
                     outer.exit()
             else:
                 if outer is not None:
                     outer.enter()
                 try:
-                    zeros = array_ops.zeros(array_ops.shape(value), grad.dtype)
+                    zeros = control_flow_state.zeros_from_shape_parts(
+                        control_flow_state.zeros_shape_parts(value), value
+                    )
                 finally:
                     if outer is not None:
                         outer.exit()
@@ -457,7 +463,10 @@ class WhileContext(ControlFlowContext):
         self._loop_enters.append(enter_acc)
         merge_acc = control_flow_ops.merge([enter_acc, enter_acc], name="b_acc")[0]
         switch_false, switch_true = control_flow_ops.switch(merge_acc, self._pivot)
-        add_acc = math_ops.add(switch_true, grad)
+        if is_list:
+            add_acc = math_ops.add_n([switch_true, grad])
+        else:
+            add_acc = math_ops.add(switch_true, grad)
         merge_acc.op._update_input(1, control_flow_ops._next_iteration(add_acc))
         result = control_flow_ops.exit(switch_false, name="b_acc")
         self._loop_exits.append(result)
