@@ -29,7 +29,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     with ops.name_scope(name, "moments", [x, axes]):
         x = ops.convert_to_tensor(x, name="x")
         # float16 has too little range for sums of squares.
-        y = math_ops.cast(x, dtypes.float32) if x.dtype.base_dtype == dtypes.float16 else x
+        y = array_ops.cast(x, dtypes.float32) if x.dtype.base_dtype == dtypes.float16 else x
         mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
         # The mean's own dependence on x adds nothing to the variance's
         # gradient (its derivative there is zero), so it is cut.
@@ -43,7 +43,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
             mean = array_ops.squeeze(mean, axes)
             variance = array_ops.squeeze(variance, axes)
         if x.dtype.base_dtype == dtypes.float16:
-            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+            return array_ops.cast(mean, dtypes.float16), array_ops.cast(variance, dtypes.float16)
         return mean, variance
 
 
@@ -63,7 +63,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
             else math_ops.negative(math_ops.multiply(mean, inv))
         )
         return math_ops.add(
-            math_ops.multiply(x, math_ops.cast(inv, x.dtype)), math_ops.cast(shifted, x.dtype)
+            math_ops.multiply(x, array_ops.cast(inv, x.dtype)), array_ops.cast(shifted, x.dtype)
         )
 
 
