@@ -244,8 +244,14 @@ def _fused_batch_norm_grad_grad(op, grad_grad_x, grad_grad_scale, grad_grad_offs
         _text(op.get_attr("data_format")),
         op.get_attr("is_training"),
     )
+    # grad_y itself depends on x in the enclosing graph: the sources stop
+    # the backprop, so only the composite's own dependence counts.
+    sources = [grad_y, x, scale]
     grad_grad_y, grad_x, grad_scale = gradients_impl.gradients(
-        list(outputs), [grad_y, x, scale], [grad_grad_x, grad_grad_scale, grad_grad_offset]
+        list(outputs),
+        sources,
+        [grad_grad_x, grad_grad_scale, grad_grad_offset],
+        stop_gradients=sources,
     )
     return [grad_grad_y, grad_x, grad_scale] + [None] * (len(op.inputs) - 3)
 
