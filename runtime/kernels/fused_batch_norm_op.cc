@@ -96,8 +96,8 @@ void SumPerChannel(const OpKernelContext* ctx, const ChannelView& view, double c
 // Calls write(index, c) for every element, in parallel over rows
 // (channels-last) or planes (channels-first).
 template <typename Write>
-void ForEachElement(const OpKernelContext* ctx, const ChannelView& view,
-                    double cycles_per_element, Write write) {
+void ForEachElement(const OpKernelContext* ctx, const ChannelView& view, double cycles_per_element,
+                    Write write) {
   const int64_t channels = view.channels;
   if (!view.channels_first) {
     ParallelFor(ctx, view.outer, 8.0 * channels, cycles_per_element * channels,
@@ -197,8 +197,8 @@ class FusedBatchNormOp : public BatchNormKernelBase {
     // Training with factor 1 ignores mean and variance (TensorFlow's
     // Python passes empty ones).
     if (!is_training_ || factor_ != 1.0f) {
-      const std::string prefix = is_training_ ? "When exponential_avg_factor != 1, "
-                                              : "When is_training=false, ";
+      const std::string prefix =
+          is_training_ ? "When exponential_avg_factor != 1, " : "When is_training=false, ";
       OP_REQUIRES_OK(ctx, CheckChannelVector(mean, "mean", view.channels, prefix));
       OP_REQUIRES_OK(ctx, CheckChannelVector(variance, "variance", view.channels, prefix));
     }
@@ -271,8 +271,8 @@ class FusedBatchNormOp : public BatchNormKernelBase {
       } else {
         const float keep = 1.0f - factor;
         running_mean[c] = keep * old_mean.data<float>()[c] + factor * batch_mean[c];
-        running_variance[c] = keep * old_variance.data<float>()[c] +
-                              factor * static_cast<float>(biased * bessel);
+        running_variance[c] =
+            keep * old_variance.data<float>()[c] + factor * static_cast<float>(biased * bessel);
       }
       multiplier[c] = scale.data<float>()[c] / std::sqrt(batch_variance[c] + epsilon_);
     }
@@ -379,8 +379,7 @@ class FusedBatchNormGradOp : public BatchNormKernelBase {
       offset_backprop->data<float>()[c] = static_cast<float>(dy_sums[c]);
       multiplier[c] = scale.data<float>()[c] * inv_std[c];
       dy_mean[c] = static_cast<float>(dy_sums[c] / count);
-      centered_coef[c] =
-          static_cast<float>(dy_centered_sums[c] / count * inv_std[c] * inv_std[c]);
+      centered_coef[c] = static_cast<float>(dy_centered_sums[c] / count * inv_std[c] * inv_std[c]);
     }
     T* dx = x_backprop->data<T>();
     if (is_training_) {
@@ -400,8 +399,8 @@ class FusedBatchNormGradOp : public BatchNormKernelBase {
   }
 };
 
-#define TW_REGISTER_BATCH_NORM(NAME, KERNEL)                                          \
-  REGISTER_KERNEL_BUILDER(                                                            \
+#define TW_REGISTER_BATCH_NORM(NAME, KERNEL)                                               \
+  REGISTER_KERNEL_BUILDER(                                                                 \
       Name(NAME).Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"), \
       KERNEL<float>);
 

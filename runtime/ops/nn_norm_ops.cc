@@ -48,8 +48,8 @@ Status MergeChannelVector(InferenceContext* c, int i, int64_t* channels) {
   const int64_t length = vector.unknown_rank() ? -1 : vector.dim_size(0);
   if (length < 0) return Status::OK();
   if (*channels >= 0 && *channels != length) {
-    return c->Error("Dimensions must be equal, but are ", *channels, " and ", length,
-                    ": input ", i, " has shape ", vector.DebugString());
+    return c->Error("Dimensions must be equal, but are ", *channels, " and ", length, ": input ", i,
+                    " has shape ", vector.DebugString());
   }
   *channels = length;
   return Status::OK();

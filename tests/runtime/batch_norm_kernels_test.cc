@@ -97,8 +97,8 @@ TEST(FusedBatchNormKernel, TrainingMatchesReferenceInEveryLayout) {
   std::mt19937 rng(1);
   for (const Layout& layout : Layouts()) {
     for (float factor : {1.0f, 0.3f}) {
-      SCOPED_TRACE(std::string(layout.format) + " " + layout.shape.DebugString() +
-                   " factor " + std::to_string(factor));
+      SCOPED_TRACE(std::string(layout.format) + " " + layout.shape.DebugString() + " factor " +
+                   std::to_string(factor));
       const int64_t channels = layout.shape.dim_size(ChannelDim(layout));
       Tensor x = RandomFloats(layout.shape, &rng, 2.0, 5.0);
       Tensor scale = PositiveFloats(channels, &rng);
@@ -224,8 +224,7 @@ TEST(FusedBatchNormGradKernel, MatchesReferenceInEveryLayoutAndMode) {
       KernelRunner run(BatchNormNode("FusedBatchNormGradV3", layout.format, training, 0.001f));
       TW_ASSERT_OK(run.Compute({dy, x, scale, mean, variance, Scalar<float>(0)}));
       std::vector<double> dx, dscale, doffset;
-      ReferenceGrad(layout, training, dy, x, scale, mean, variance, 0.001, &dx, &dscale,
-                    &doffset);
+      ReferenceGrad(layout, training, dy, x, scale, mean, variance, 0.001, &dx, &dscale, &doffset);
       ExpectNear<float>(run.output(0), layout.shape, AsFloats(dx), 5e-5);
       ExpectNear<float>(run.output(1), TensorShape({channels}), AsFloats(dscale), 2e-5);
       ExpectNear<float>(run.output(2), TensorShape({channels}), AsFloats(doffset), 2e-5);
@@ -302,14 +301,14 @@ TEST(FusedBatchNormKernel, RefusesBadInputs) {
   Tensor three = Vector<float>({1, 1, 1}), two = Vector<float>({1, 1});
   Tensor empty(DT_FLOAT, TensorShape({0}));
   KernelRunner training(BatchNormNode("FusedBatchNormV3", "NHWC", true, 0.001f));
-  ExpectError(training.Compute({Tensor(DT_FLOAT, TensorShape({2, 2, 3})), three, three, three,
-                                three}),
-              Code::INVALID_ARGUMENT, "input must be 4 or 5-dimensional");
+  ExpectError(
+      training.Compute({Tensor(DT_FLOAT, TensorShape({2, 2, 3})), three, three, three, three}),
+      Code::INVALID_ARGUMENT, "input must be 4 or 5-dimensional");
   ExpectError(training.Compute({x, two, three, three, three}), Code::INVALID_ARGUMENT,
               "scale must have the same number of elements as the channels of x, got 2 and 3");
-  ExpectError(training.Compute({x, three, MakeTensor<float>(TensorShape({1, 3}), {0, 0, 0}),
-                                three, three}),
-              Code::INVALID_ARGUMENT, "offset must be 1-dimensional");
+  ExpectError(
+      training.Compute({x, three, MakeTensor<float>(TensorShape({1, 3}), {0, 0, 0}), three, three}),
+      Code::INVALID_ARGUMENT, "offset must be 1-dimensional");
   // Training with factor 1 ignores mean and variance; inference needs them.
   TW_EXPECT_OK(training.Compute({x, three, three, empty, empty}));
   KernelRunner inference(BatchNormNode("FusedBatchNormV3", "NHWC", false, 0.001f));
@@ -320,21 +319,20 @@ TEST(FusedBatchNormKernel, RefusesBadInputs) {
               "When exponential_avg_factor != 1, variance must have the same number");
 
   KernelRunner grad(BatchNormNode("FusedBatchNormGradV3", "NHWC", true, 0.001f));
-  ExpectError(grad.Compute({Tensor(DT_FLOAT, TensorShape({2, 2, 2, 2})), x, three, three, three,
-                            empty}),
-              Code::INVALID_ARGUMENT, "x and y_backprop must have same shape");
+  ExpectError(
+      grad.Compute({Tensor(DT_FLOAT, TensorShape({2, 2, 2, 2})), x, three, three, three, empty}),
+      Code::INVALID_ARGUMENT, "x and y_backprop must have same shape");
   ExpectError(grad.Compute({x, x, three, two, three, empty}), Code::INVALID_ARGUMENT,
               "reserve_space_1 must have the same number of elements");
-  ExpectError(grad.Compute({x, x, three, three, Scalar<float>(1), empty}),
-              Code::INVALID_ARGUMENT, "saved variance must be 1-dimensional");
+  ExpectError(grad.Compute({x, x, three, three, Scalar<float>(1), empty}), Code::INVALID_ARGUMENT,
+              "saved variance must be 1-dimensional");
 }
 
 TEST(FusedBatchNormShapes, FollowTheLayout) {
   std::vector<PartialTensorShape> out;
-  TW_ASSERT_OK(InferShapes(BatchNormNode("FusedBatchNormV3", "NCHW", true, 0.001f),
-                           {Partial({-1, -1, 5, 5}), Partial({4}), Partial({-1}), Unknown(),
-                            Unknown()},
-                           {}, &out));
+  TW_ASSERT_OK(InferShapes(
+      BatchNormNode("FusedBatchNormV3", "NCHW", true, 0.001f),
+      {Partial({-1, -1, 5, 5}), Partial({4}), Partial({-1}), Unknown(), Unknown()}, {}, &out));
   ASSERT_EQ(out.size(), 6u);
   EXPECT_EQ(out[0], Partial({-1, 4, 5, 5}));
   for (int i = 1; i <= 4; ++i) EXPECT_EQ(out[i], Partial({4})) << i;
@@ -345,27 +343,25 @@ TEST(FusedBatchNormShapes, FollowTheLayout) {
   EXPECT_EQ(out[0], Partial({-1, -1, -1, -1, 7}));
 
   // Training with factor 1 does not constrain mean and variance.
-  TW_EXPECT_OK(InferShapes(BatchNormNode("FusedBatchNormV3", "NHWC", true, 0.001f),
-                           {Partial({2, 3, 3, 4}), Partial({4}), Partial({4}), Partial({0}),
-                            Partial({0})},
-                           {}, &out));
-  ExpectError(InferShapes(BatchNormNode("FusedBatchNormV3", "NHWC", false, 0.001f),
-                          {Partial({2, 3, 3, 4}), Partial({4}), Partial({4}), Partial({0}),
-                           Partial({4})},
-                          {}, &out),
-              Code::INVALID_ARGUMENT, "Dimensions must be equal, but are 4 and 0");
-  ExpectError(InferShapes(BatchNormNode("FusedBatchNormV2", "NHWC", true, 0.001f),
-                          {Partial({2, 3, 4, 5, 6}), Unknown(), Unknown(), Unknown(), Unknown()},
-                          {}, &out),
-              Code::INVALID_ARGUMENT, "must have rank 4");
+  TW_EXPECT_OK(InferShapes(
+      BatchNormNode("FusedBatchNormV3", "NHWC", true, 0.001f),
+      {Partial({2, 3, 3, 4}), Partial({4}), Partial({4}), Partial({0}), Partial({0})}, {}, &out));
+  ExpectError(
+      InferShapes(BatchNormNode("FusedBatchNormV3", "NHWC", false, 0.001f),
+                  {Partial({2, 3, 3, 4}), Partial({4}), Partial({4}), Partial({0}), Partial({4})},
+                  {}, &out),
+      Code::INVALID_ARGUMENT, "Dimensions must be equal, but are 4 and 0");
+  ExpectError(
+      InferShapes(BatchNormNode("FusedBatchNormV2", "NHWC", true, 0.001f),
+                  {Partial({2, 3, 4, 5, 6}), Unknown(), Unknown(), Unknown(), Unknown()}, {}, &out),
+      Code::INVALID_ARGUMENT, "must have rank 4");
   ExpectError(InferShapes(BatchNormNode("FusedBatchNormV3", "NHWC", true, 0.001f),
                           {Unknown(), Partial({1, 4}), Unknown(), Unknown(), Unknown()}, {}, &out),
               Code::INVALID_ARGUMENT, "must have rank 1");
 
-  TW_ASSERT_OK(InferShapes(BatchNormNode("FusedBatchNormGradV3", "NCHW", true, 0.001f),
-                           {Unknown(), Partial({2, 3, -1, -1}), Unknown(), Unknown(), Unknown(),
-                            Unknown()},
-                           {}, &out));
+  TW_ASSERT_OK(InferShapes(
+      BatchNormNode("FusedBatchNormGradV3", "NCHW", true, 0.001f),
+      {Unknown(), Partial({2, 3, -1, -1}), Unknown(), Unknown(), Unknown(), Unknown()}, {}, &out));
   ASSERT_EQ(out.size(), 5u);
   EXPECT_EQ(out[0], Partial({-1, 3, -1, -1}));
   EXPECT_EQ(out[1], Partial({3}));

@@ -8,8 +8,9 @@
 The layer owns gamma and beta (trainable) and moving_mean and moving_variance
 (not trainable) under its variable scope. In training it normalizes with the
 batch statistics and its update ops move the moving statistics toward them:
-moving -= (moving - batch) * (1 - momentum); in inference it normalizes with
-the moving statistics. Every call adds its update ops to
+moving -= (moving - batch) * (1 - momentum), where the fused path's batch
+variance has Bessel's correction and the composed path's does not (both as
+TensorFlow 1.x); in inference it normalizes with the moving statistics. Every call adds its update ops to
 tf.GraphKeys.UPDATE_OPS. A 4-D input normalized over axis 1 or 3 (5-D over 1
 or 4) runs as one FusedBatchNormV3 node (fused=None or True), the graph
 TensorFlow builds; other inputs, or fused=False, run through tf.nn.moments
@@ -19,6 +20,7 @@ and tf.nn.batch_normalization.
 import numbers
 
 import numpy as np
+
 import tensorweave as tf
 from tensorweave.framework import ops, tensor_util
 from tensorweave.layers.base import Layer
@@ -140,7 +142,9 @@ class BatchNormalization(Layer):
             else None
         )
         self.beta = (
-            self.add_weight("beta", param_shape, dtype, self.beta_initializer, self.beta_regularizer)
+            self.add_weight(
+                "beta", param_shape, dtype, self.beta_initializer, self.beta_regularizer
+            )
             if self.center
             else None
         )
@@ -154,13 +158,15 @@ class BatchNormalization(Layer):
     def _moving_average_update(self, variable, value, momentum):
         """variable -= (variable - value) * (1 - momentum), named and placed as
         TensorFlow's (AssignMovingAvg, colocated with the variable)."""
-        with tf.name_scope(None, "AssignMovingAvg", [variable, value, momentum]) as scope:
-            with tf.colocate_with(variable):
-                decay = tf.convert_to_tensor(1.0 - momentum, name="decay")
-                if decay.dtype != variable.dtype.base_dtype:
-                    decay = tf.cast(decay, variable.dtype.base_dtype)
-                delta = (variable - tf.cast(value, variable.dtype.base_dtype)) * decay
-                return tf.assign_sub(variable, delta, name=scope)
+        with (
+            tf.name_scope(None, "AssignMovingAvg", [variable, value, momentum]) as scope,
+            tf.colocate_with(variable),
+        ):
+            decay = tf.convert_to_tensor(1.0 - momentum, name="decay")
+            if decay.dtype != variable.dtype.base_dtype:
+                decay = tf.cast(decay, variable.dtype.base_dtype)
+            delta = (variable - tf.cast(value, variable.dtype.base_dtype)) * decay
+            return tf.assign_sub(variable, delta, name=scope)
 
     def _update_momentum(self, training):
         """The momentum the updates use: the layer's when training, 1 (no
@@ -177,15 +183,6 @@ class BatchNormalization(Layer):
         param_shape = self.moving_mean.shape
         gamma = self.gamma if self.scale else tf.constant(1.0, shape=param_shape)
         beta = self.beta if self.center else tf.constant(0.0, shape=param_shape)
-        # The op keeps the unbiased (Bessel-corrected) variance; the layer's
-        # moving variance is the biased one, as in TensorFlow.
-        sample_size = tf.cast(tf.size(inputs) / tf.size(self.moving_variance), tf.float32)
-
-        def add_bessel(variance):
-            return variance * (sample_size / (sample_size - 1.0))
-
-        def remove_bessel(variance):
-            return variance * ((sample_size - 1.0) / sample_size)
 
         def training_branch():
             return tf.nn.fused_batch_norm(
@@ -193,7 +190,7 @@ class BatchNormalization(Layer):
                 gamma,
                 beta,
                 mean=self.moving_mean,
-                variance=add_bessel(self.moving_variance),
+                variance=self.moving_variance,
                 epsilon=self.epsilon,
                 is_training=True,
                 data_format=self._data_format,
@@ -211,8 +208,10 @@ class BatchNormalization(Layer):
                 data_format=self._data_format,
             )
 
+        # As TensorFlow 1.x's layer, the moving variance follows the op's
+        # variance output, which has Bessel's correction (the composed path
+        # below uses the biased one).
         outputs, mean, variance = _select(training, training_branch, inference_branch)
-        variance = remove_bessel(variance)
         if _static_bool(training) is not False:
             momentum = self._update_momentum(training)
             self._add_updates(

@@ -117,7 +117,10 @@ def fused_batch_norm(
                 "T": x.dtype.base_dtype,
                 "U": scale.dtype.base_dtype,
                 "epsilon": epsilon,
-                "exponential_avg_factor": float(exponential_avg_factor),
+                # None is the op's default, as in TensorFlow's generated wrapper.
+                "exponential_avg_factor": (
+                    1.0 if exponential_avg_factor is None else float(exponential_avg_factor)
+                ),
                 "data_format": data_format,
                 "is_training": bool(is_training),
             },
@@ -129,7 +132,10 @@ def fused_batch_norm(
 # --- gradients --------------------------------------------------------------------------
 
 # Channels-first layouts and the permutations to channels-last and back.
-_TO_CHANNELS_LAST = {"NCHW": ([0, 2, 3, 1], [0, 3, 1, 2]), "NCDHW": ([0, 2, 3, 4, 1], [0, 4, 1, 2, 3])}
+_TO_CHANNELS_LAST = {
+    "NCHW": ([0, 2, 3, 1], [0, 3, 1, 2]),
+    "NCDHW": ([0, 2, 3, 4, 1], [0, 4, 1, 2, 3]),
+}
 
 
 def _text(value):
