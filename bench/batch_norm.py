@@ -29,7 +29,9 @@ CASES = [
 
 
 def build(tf, data_format, mode):
-    shape = [BATCH, SIZE, SIZE, CHANNELS] if data_format == "NHWC" else [BATCH, CHANNELS, SIZE, SIZE]
+    shape = (
+        [BATCH, SIZE, SIZE, CHANNELS] if data_format == "NHWC" else [BATCH, CHANNELS, SIZE, SIZE]
+    )
     x = tf.placeholder(tf.float32, shape, name="x")
     rng = np.random.RandomState(0)
     y, scales = x, []
