@@ -49,12 +49,17 @@ ChannelView ViewOf(const TensorShape& shape, bool channels_first) {
   return view;
 }
 
-// Two sums per channel over every element: first[c] and second[c] get the
-// totals of the terms `add(index, c, &first, &second)` adds for each
-// element index of channel c. `cycles_per_element` sizes the work.
-template <typename AddTerms>
+// Two sums per channel, first[c] and second[c], over the elements of
+// channel c. `add_row(index, first, second)` adds one channels-last row
+// (element j at index + j belongs to channel j) into per-channel
+// accumulators; `add_plane(index, c, &first, &second)` adds one
+// channels-first plane (view.inner elements of channel c) into two scalars.
+// Separate row and plane loops keep each inner loop plain enough to
+// vectorize. `cycles_per_element` sizes the work for the pool.
+template <typename AddRow, typename AddPlane>
 void SumPerChannel(const OpKernelContext* ctx, const ChannelView& view, double cycles_per_element,
-                   AddTerms add, std::vector<double>* first, std::vector<double>* second) {
+                   AddRow add_row, AddPlane add_plane, std::vector<double>* first,
+                   std::vector<double>* second) {
   const int64_t channels = view.channels;
   first->assign(channels, 0.0);
   second->assign(channels, 0.0);
@@ -63,13 +68,8 @@ void SumPerChannel(const OpKernelContext* ctx, const ChannelView& view, double c
     ChunkedSum<double>(
         ctx, view.outer, 2 * channels, cycles_per_element * channels,
         [&](int64_t begin, int64_t end, double* partial) {
-          double* partial_first = partial;
-          double* partial_second = partial + channels;
           for (int64_t row = begin; row < end; ++row) {
-            const int64_t base = row * channels;
-            for (int64_t c = 0; c < channels; ++c) {
-              add(base + c, c, &partial_first[c], &partial_second[c]);
-            }
+            add_row(row * channels, partial, partial + channels);
           }
         },
         totals.data());
@@ -82,10 +82,7 @@ void SumPerChannel(const OpKernelContext* ctx, const ChannelView& view, double c
                 for (int64_t c = begin; c < end; ++c) {
                   double sum_first = 0, sum_second = 0;
                   for (int64_t o = 0; o < view.outer; ++o) {
-                    const int64_t base = (o * channels + c) * view.inner;
-                    for (int64_t i = 0; i < view.inner; ++i) {
-                      add(base + i, c, &sum_first, &sum_second);
-                    }
+                    add_plane((o * channels + c) * view.inner, c, &sum_first, &sum_second);
                   }
                   (*first)[c] = sum_first;
                   (*second)[c] = sum_second;
@@ -93,28 +90,39 @@ void SumPerChannel(const OpKernelContext* ctx, const ChannelView& view, double c
               });
 }
 
-// Calls write(index, c) for every element, in parallel over rows
-// (channels-last) or planes (channels-first).
-template <typename Write>
-void ForEachElement(const OpKernelContext* ctx, const ChannelView& view, double cycles_per_element,
-                    Write write) {
+// Adds the terms term(i, &a, &b) for i in [0, n) into *first and *second
+// through two accumulator pairs, so that consecutive additions overlap
+// instead of waiting on one another.
+template <typename Term>
+void AddPlaneTerms(int64_t n, Term term, double* first, double* second) {
+  double first_even = 0, first_odd = 0, second_even = 0, second_odd = 0;
+  int64_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    term(i, &first_even, &second_even);
+    term(i + 1, &first_odd, &second_odd);
+  }
+  if (i < n) term(i, &first_even, &second_even);
+  *first += first_even + first_odd;
+  *second += second_even + second_odd;
+}
+
+// Calls write_row(index) for every channels-last row or
+// write_plane(index, c) for every channels-first plane, in parallel.
+template <typename WriteRow, typename WritePlane>
+void ForEachRun(const OpKernelContext* ctx, const ChannelView& view, double cycles_per_element,
+                WriteRow write_row, WritePlane write_plane) {
   const int64_t channels = view.channels;
   if (!view.channels_first) {
     ParallelFor(ctx, view.outer, 8.0 * channels, cycles_per_element * channels,
                 [&](int64_t begin, int64_t end) {
-                  for (int64_t row = begin; row < end; ++row) {
-                    const int64_t base = row * channels;
-                    for (int64_t c = 0; c < channels; ++c) write(base + c, c);
-                  }
+                  for (int64_t row = begin; row < end; ++row) write_row(row * channels);
                 });
     return;
   }
   ParallelFor(ctx, view.outer * channels, 8.0 * view.inner, cycles_per_element * view.inner,
               [&](int64_t begin, int64_t end) {
                 for (int64_t plane = begin; plane < end; ++plane) {
-                  const int64_t c = plane % channels;
-                  const int64_t base = plane * view.inner;
-                  for (int64_t i = 0; i < view.inner; ++i) write(base + i, c);
+                  write_plane(plane * view.inner, plane % channels);
                 }
               });
 }
@@ -240,13 +248,30 @@ class FusedBatchNormOp : public BatchNormKernelBase {
     for (int64_t c = 0; c < channels; ++c) {
       shift[c] = static_cast<double>(in[view.channels_first ? c * view.inner : c]);
     }
+    const double* shift_values = shift.data();
     std::vector<double> sums, squares;
     SumPerChannel(
         ctx, view, 3 * kCheapCycles,
+        [&](int64_t index, double* __restrict__ sum, double* __restrict__ square) {
+          const T* src = in + index;
+          const double* __restrict__ shift_row = shift_values;
+          for (int64_t c = 0; c < channels; ++c) {
+            const double d = static_cast<double>(src[c]) - shift_row[c];
+            sum[c] += d;
+            square[c] += d * d;
+          }
+        },
         [&](int64_t index, int64_t c, double* sum, double* square) {
-          const double d = static_cast<double>(in[index]) - shift[c];
-          *sum += d;
-          *square += d * d;
+          const T* src = in + index;
+          const double plane_shift = shift_values[c];
+          AddPlaneTerms(
+              view.inner,
+              [&](int64_t i, double* plane_sum, double* plane_square) {
+                const double d = static_cast<double>(src[i]) - plane_shift;
+                *plane_sum += d;
+                *plane_square += d * d;
+              },
+              sum, square);
         },
         &sums, &squares);
 
@@ -306,10 +331,32 @@ class FusedBatchNormOp : public BatchNormKernelBase {
                         Tensor* y) {
     const T* in = x.data<T>();
     T* out = y->data<T>();
-    ForEachElement(ctx, view, 3 * kCheapCycles, [&](int64_t index, int64_t c) {
-      out[index] =
-          static_cast<T>((static_cast<float>(in[index]) - mean[c]) * multiplier[c] + offset[c]);
-    });
+    const int64_t channels = view.channels;
+    ForEachRun(
+        ctx, view, 3 * kCheapCycles,
+        [&](int64_t index) {
+          // y may share x's buffer, so only the per-channel values are
+          // restrict: what matters is that writes to y cannot change them.
+          const float* __restrict__ row_mean = mean;
+          const float* __restrict__ row_multiplier = multiplier;
+          const float* __restrict__ row_offset = offset;
+          const T* src = in + index;
+          T* dst = out + index;
+          for (int64_t c = 0; c < channels; ++c) {
+            dst[c] = static_cast<T>((static_cast<float>(src[c]) - row_mean[c]) * row_multiplier[c] +
+                                    row_offset[c]);
+          }
+        },
+        [&](int64_t index, int64_t c) {
+          const float plane_mean = mean[c], plane_multiplier = multiplier[c];
+          const float plane_offset = offset[c];
+          const T* src = in + index;
+          T* dst = out + index;
+          for (int64_t i = 0; i < view.inner; ++i) {
+            dst[i] = static_cast<T>((static_cast<float>(src[i]) - plane_mean) * plane_multiplier +
+                                    plane_offset);
+          }
+        });
   }
 
   float factor_ = 1.0f;
@@ -363,10 +410,28 @@ class FusedBatchNormGradOp : public BatchNormKernelBase {
     std::vector<double> dy_sums, dy_centered_sums;
     SumPerChannel(
         ctx, view, 3 * kCheapCycles,
+        [&](int64_t index, double* __restrict__ dy_sum, double* __restrict__ dy_centered_sum) {
+          const float* __restrict__ row_mean = mean_values;
+          const T* g = dy + index;
+          const T* src = in + index;
+          for (int64_t c = 0; c < channels; ++c) {
+            const double value = static_cast<double>(g[c]);
+            dy_sum[c] += value;
+            dy_centered_sum[c] += value * (static_cast<double>(src[c]) - row_mean[c]);
+          }
+        },
         [&](int64_t index, int64_t c, double* dy_sum, double* dy_centered_sum) {
-          const double g = static_cast<double>(dy[index]);
-          *dy_sum += g;
-          *dy_centered_sum += g * (static_cast<double>(in[index]) - mean_values[c]);
+          const double plane_mean = mean_values[c];
+          const T* g = dy + index;
+          const T* src = in + index;
+          AddPlaneTerms(
+              view.inner,
+              [&](int64_t i, double* sum, double* centered_sum) {
+                const double value = static_cast<double>(g[i]);
+                *sum += value;
+                *centered_sum += value * (static_cast<double>(src[i]) - plane_mean);
+              },
+              dy_sum, dy_centered_sum);
         },
         &dy_sums, &dy_centered_sums);
 
@@ -382,19 +447,60 @@ class FusedBatchNormGradOp : public BatchNormKernelBase {
       centered_coef[c] = static_cast<float>(dy_centered_sums[c] / count * inv_std[c] * inv_std[c]);
     }
     T* dx = x_backprop->data<T>();
+    const float* multipliers = multiplier.data();
     if (is_training_) {
       // x's batch statistics depend on x: dx = scale / std * (dy - mean(dy)
       // - (x - mean) / var * mean(dy * (x - mean))).
-      ForEachElement(ctx, view, 6 * kCheapCycles, [&](int64_t index, int64_t c) {
-        const float centered = static_cast<float>(in[index]) - mean_values[c];
-        const float g = static_cast<float>(dy[index]) - dy_mean[c];
-        dx[index] = static_cast<T>(multiplier[c] * (g - centered * centered_coef[c]));
-      });
+      const float* dy_means = dy_mean.data();
+      const float* centered_coefs = centered_coef.data();
+      ForEachRun(
+          ctx, view, 6 * kCheapCycles,
+          [&](int64_t index) {
+            const float* __restrict__ row_mean = mean_values;
+            const float* __restrict__ row_dy_mean = dy_means;
+            const float* __restrict__ row_coef = centered_coefs;
+            const float* __restrict__ row_multiplier = multipliers;
+            const T* g = dy + index;
+            const T* src = in + index;
+            T* dst = dx + index;
+            for (int64_t c = 0; c < channels; ++c) {
+              const float centered = static_cast<float>(src[c]) - row_mean[c];
+              const float g_centered = static_cast<float>(g[c]) - row_dy_mean[c];
+              dst[c] = static_cast<T>(row_multiplier[c] * (g_centered - centered * row_coef[c]));
+            }
+          },
+          [&](int64_t index, int64_t c) {
+            const float plane_mean = mean_values[c], plane_dy_mean = dy_means[c];
+            const float plane_coef = centered_coefs[c], plane_multiplier = multipliers[c];
+            const T* g = dy + index;
+            const T* src = in + index;
+            T* dst = dx + index;
+            for (int64_t i = 0; i < view.inner; ++i) {
+              const float centered = static_cast<float>(src[i]) - plane_mean;
+              const float g_centered = static_cast<float>(g[i]) - plane_dy_mean;
+              dst[i] = static_cast<T>(plane_multiplier * (g_centered - centered * plane_coef));
+            }
+          });
     } else {
       // The population statistics are constants: dx = dy * scale / std.
-      ForEachElement(ctx, view, kCheapCycles, [&](int64_t index, int64_t c) {
-        dx[index] = static_cast<T>(static_cast<float>(dy[index]) * multiplier[c]);
-      });
+      ForEachRun(
+          ctx, view, kCheapCycles,
+          [&](int64_t index) {
+            const float* __restrict__ row_multiplier = multipliers;
+            const T* g = dy + index;
+            T* dst = dx + index;
+            for (int64_t c = 0; c < channels; ++c) {
+              dst[c] = static_cast<T>(static_cast<float>(g[c]) * row_multiplier[c]);
+            }
+          },
+          [&](int64_t index, int64_t c) {
+            const float plane_multiplier = multipliers[c];
+            const T* g = dy + index;
+            T* dst = dx + index;
+            for (int64_t i = 0; i < view.inner; ++i) {
+              dst[i] = static_cast<T>(static_cast<float>(g[i]) * plane_multiplier);
+            }
+          });
     }
   }
 };
