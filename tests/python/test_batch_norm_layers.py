@@ -186,3 +186,19 @@ def test_tf1_conv_program_trains_and_moves_its_statistics():
     assert last < 0.5 * first
     # Inputs have mean 5, so the conv outputs' moving mean moved from 0.
     assert np.all(np.abs(trained_mean) > 1e-3)
+
+
+def test_trainable_false_keeps_gamma_and_beta_out_of_training():
+    x = tf.placeholder(tf.float32, [None, 3])
+    layer = tf.layers.BatchNormalization(trainable=False)
+    layer(x, training=True)
+    assert tf.trainable_variables() == []
+    assert len(layer.non_trainable_weights) == 4 and layer.trainable_weights == []
+
+
+def test_a_constant_training_tensor_builds_no_cond():
+    x = tf.placeholder(tf.float32, [None, 2, 2, 3])
+    tf.layers.batch_normalization(x, training=tf.constant(True))
+    types = {op.type for op in tf.get_default_graph().get_operations()}
+    assert "Switch" not in types and "Merge" not in types
+    assert len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)) == 2
