@@ -392,7 +392,9 @@ class FusedBatchNormGradOp : public BatchNormKernelBase {
     Tensor* scale_backprop = nullptr;
     Tensor* offset_backprop = nullptr;
     Tensor* unused = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &x_backprop));
+    // dx[i] depends only on dy[i] and x[i] once the sums are taken, so it
+    // may overwrite y_backprop when nothing else reads it.
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &x_backprop));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, scale.shape(), &scale_backprop));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(2, scale.shape(), &offset_backprop));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({0}), &unused));

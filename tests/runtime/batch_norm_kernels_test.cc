@@ -234,6 +234,37 @@ TEST(FusedBatchNormGradKernel, MatchesReferenceInEveryLayoutAndMode) {
   }
 }
 
+// y may take x's buffer and x_backprop y_backprop's when nothing else holds
+// them; the results must not change.
+TEST(FusedBatchNormKernel, ForwardedBuffersGiveTheSameResults) {
+  std::mt19937 rng(6);
+  for (const char* format : {"NHWC", "NCHW"}) {
+    SCOPED_TRACE(format);
+    const TensorShape shape({4, 6, 5, 6});
+    Tensor x = RandomFloats(shape, &rng, 1.0, 0.5), dy = RandomFloats(shape, &rng, 1.0, 0.0);
+    Tensor scale = PositiveFloats(6, &rng), offset = RandomFloats(TensorShape({6}), &rng, 1, 0);
+    Tensor mean = RandomFloats(TensorShape({6}), &rng, 0.1, 0.5),
+           variance = PositiveFloats(6, &rng);
+    for (bool training : {true, false}) {
+      KernelRunner forward(BatchNormNode("FusedBatchNormV3", format, training, 0.001f));
+      TW_ASSERT_OK(forward.Compute({x, scale, offset, mean, variance}));
+      const std::vector<float> y = Values<float>(forward.output(0));
+      std::vector<Tensor> inputs = {x.DeepCopy(), scale, offset, mean, variance};
+      TW_ASSERT_OK(forward.Compute(std::move(inputs)));
+      EXPECT_TRUE(forward.output(0).SharesBufferWith(forward.inputs()[0].tensor));
+      EXPECT_EQ(Values<float>(forward.output(0)), y);
+
+      KernelRunner grad(BatchNormNode("FusedBatchNormGradV3", format, training, 0.001f));
+      TW_ASSERT_OK(grad.Compute({dy, x, scale, mean, variance, Scalar<float>(0)}));
+      const std::vector<float> dx = Values<float>(grad.output(0));
+      std::vector<Tensor> grad_inputs = {dy.DeepCopy(), x, scale, mean, variance, Scalar<float>(0)};
+      TW_ASSERT_OK(grad.Compute(std::move(grad_inputs)));
+      EXPECT_TRUE(grad.output(0).SharesBufferWith(grad.inputs()[0].tensor));
+      EXPECT_EQ(Values<float>(grad.output(0)), dx);
+    }
+  }
+}
+
 TEST(FusedBatchNormKernel, OlderVersionsComputeTheSame) {
   std::mt19937 rng(4);
   const TensorShape shape({3, 4, 2, 5});
