@@ -1,7 +1,8 @@
 """GraphDefs with the FusedBatchNorm family recorded from TensorFlow 2.21
 (tests/fixtures/tf_batch_norm, written by tests/fixtures/record_batch_norm.py)
-import with tf.import_graph_def and reproduce every recorded case: a frozen
-conv + batch norm model, TF1 training programs (gradients and moving-average
+import with tf.import_graph_def and reproduce every recorded case: frozen
+conv + batch norm models (TF1 layers; a Keras model with its learning-phase
+cond), TF1 training programs (gradients and moving-average
 updates, NHWC and NCHW, training as a bool and as a tensor), 5-D layouts,
 the raw V1/V2 ops and second derivatives.
 
@@ -20,6 +21,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_batch_n
 GRAPHS = sorted(glob.glob(os.path.join(FIXTURES, "*.pb")))
 EXPECTED = {
     "frozen_conv_bn",
+    "keras_frozen",
     "tf1_training_nhwc",
     "tf1_training_bn_nhwc",
     "tf1_training_nchw_tensor",
@@ -82,6 +84,7 @@ def test_fixture_reproduces_every_recorded_case(path):
 def test_fixtures_hold_the_ops_they_cover():
     ops = {_name(p): {n.op for n in load_graph_def(p).node} for p in GRAPHS}
     assert "FusedBatchNormV3" in ops["frozen_conv_bn"]
+    assert {"FusedBatchNormV3", "Switch", "Merge"} <= ops["keras_frozen"]
     assert {"FusedBatchNormV3", "FusedBatchNormGradV3", "AssignSub"} <= ops["tf1_training_nhwc"]
     assert {"FusedBatchNorm", "FusedBatchNormGrad", "FusedBatchNormV2"} <= ops["raw_v1_v2"]
     assert "FusedBatchNormGradV2" in ops["raw_v1_v2"]
