@@ -13,7 +13,10 @@
 //
 // Like TensorFlow's CPU kernels, the gradient in inference mode uses the
 // population statistics as constants, and an empty x gives NaN statistics
-// (forward) or zero scale/offset gradients (backward).
+// (forward) or zero scale/offset gradients (backward). TensorFlow's CPU
+// gradient refuses channels-first input in inference mode (its Python
+// transposes around it, and so does ours); this one accepts it, since the
+// [outer, channels, inner] view makes every layout the same loop.
 #include <algorithm>
 #include <cmath>
 #include <limits>
