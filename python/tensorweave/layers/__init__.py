@@ -14,6 +14,7 @@ from tensorweave.layers.convolutional import (
     max_pooling2d,
 )
 from tensorweave.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
+from tensorweave.layers.normalization import BatchNormalization, batch_normalization
 
 # TensorFlow's aliases.
 AvgPool2D = AveragePooling2D
@@ -23,6 +24,7 @@ Convolution2D = Conv2D
 __all__ = [
     "AveragePooling2D",
     "AvgPool2D",
+    "BatchNormalization",
     "Conv2D",
     "Convolution2D",
     "Dense",
@@ -32,6 +34,7 @@ __all__ = [
     "MaxPool2D",
     "MaxPooling2D",
     "average_pooling2d",
+    "batch_normalization",
     "conv2d",
     "dense",
     "dropout",
