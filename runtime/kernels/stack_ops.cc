@@ -83,7 +83,10 @@ class StackOp : public OpKernel {
  public:
   explicit StackOp(OpKernelConstruction* c) : OpKernel(c) {
     OP_REQUIRES_OK(c, c->GetAttr("elem_type", &elem_type_));
-    OP_REQUIRES(c, TensorCanHold(elem_type_),
+    // A stack keeps the pushed tensors themselves (sharing their buffers),
+    // so it can hold variants too: a TensorList's copy on write sees the
+    // stack's reference, and the while-loop gradient keeps lists in stacks.
+    OP_REQUIRES(c, TensorCanHold(elem_type_) || elem_type_ == DT_VARIANT,
                 errors::InvalidArgument("A stack cannot hold ", DataTypeString(elem_type_)));
     OP_REQUIRES_OK(c, c->GetAttr("stack_name", &stack_name_));
     if (stack_name_.empty()) stack_name_ = name();

@@ -221,14 +221,6 @@ def test_the_backprop_loop_sums_a_loop_constant_lists_gradients_with_add_n():
             assert sess.run(dx, {x: X}).shape == (3, 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=tf.errors.InvalidArgumentError,
-    reason="the gradient of TensorListGetItem on a list the loop changes reads the forward "
-    "list's length and element shape in the backprop loop, so the list is kept per iteration "
-    "in a StackV2; runtime/kernels/stack_ops.cc refuses elem_type variant (TensorFlow's "
-    "stacks hold variants)",
-)
 def test_reading_a_list_the_loop_changes():
     def loop_fn(x):
         def body(i, h, acc):

@@ -579,3 +579,20 @@ def test_a_value_that_only_decides_the_iteration_count_has_no_gradient():
         [0, tf.constant(1.0)],
     )
     assert tf.gradients(y, [x]) == [None]
+
+
+def test_an_error_building_the_accumulator_reaches_the_caller(monkeypatch):
+    """A failure while the backprop loop builds a loop constant's accumulator
+    (here injected) surfaces as itself, not as a context-stack IndexError
+    from the cleanup that exits the backprop context."""
+    from tensorweave.ops import control_flow_state
+
+    def fail(value):
+        raise ValueError("injected failure")
+
+    monkeypatch.setattr(control_flow_state, "zeros_shape_parts", fail)
+    x = tf.placeholder(tf.float32, [None])
+    w = tf.placeholder(tf.float32, [None])  # a loop constant of unknown shape
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w), [tf.constant(0), x])
+    with pytest.raises(ValueError, match="injected failure"):
+        tf.gradients(tf.reduce_sum(y), [w])

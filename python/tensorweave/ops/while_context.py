@@ -414,7 +414,35 @@ class WhileContext(ControlFlowContext):
         this (backprop) context, and leaves it entered. A TensorList's
         gradients (variants) start from a list of unset elements as long as
         the list and are summed by AddN."""
+        is_list = grad.dtype.base_dtype == dtypes.variant
         self.exit()
+        try:
+            zeros = self._backprop_accumulator_zeros(op, grad)
+        except BaseException:
+            # The caller's cleanup exits this context: leave it entered.
+            self.enter()
+            raise
+        self.enter()
+        self.add_name(zeros.name)
+        enter_acc = self._make_enter(zeros, False, [], name="b_acc")
+        self._loop_enters.append(enter_acc)
+        merge_acc = control_flow_ops.merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_false, switch_true = control_flow_ops.switch(merge_acc, self._pivot)
+        if is_list:
+            add_acc = math_ops.add_n([switch_true, grad])
+        else:
+            add_acc = math_ops.add(switch_true, grad)
+        merge_acc.op._update_input(1, control_flow_ops._next_iteration(add_acc))
+        result = control_flow_ops.exit(switch_false, name="b_acc")
+        self._loop_exits.append(result)
+        self.exit_result([result])
+        return result
+
+    def _backprop_accumulator_zeros(self, op, grad):
+        """The starting value of add_backprop_accumulator's sum, built
+        outside this context: zeros of `grad`'s shape, or for a shape known
+        only at run time (or a TensorList) zeros shaped like what entered
+        `op`, that shape kept per iteration of an enclosing loop."""
         shape = grad.shape
         is_list = grad.dtype.base_dtype == dtypes.variant
         if shape.is_fully_defined() and not is_list:
@@ -457,18 +485,4 @@ class WhileContext(ControlFlowContext):
                 finally:
                     if outer is not None:
                         outer.exit()
-        self.enter()
-        self.add_name(zeros.name)
-        enter_acc = self._make_enter(zeros, False, [], name="b_acc")
-        self._loop_enters.append(enter_acc)
-        merge_acc = control_flow_ops.merge([enter_acc, enter_acc], name="b_acc")[0]
-        switch_false, switch_true = control_flow_ops.switch(merge_acc, self._pivot)
-        if is_list:
-            add_acc = math_ops.add_n([switch_true, grad])
-        else:
-            add_acc = math_ops.add(switch_true, grad)
-        merge_acc.op._update_input(1, control_flow_ops._next_iteration(add_acc))
-        result = control_flow_ops.exit(switch_false, name="b_acc")
-        self._loop_exits.append(result)
-        self.exit_result([result])
-        return result
+        return zeros
