@@ -48,6 +48,7 @@ from tensorweave.framework.dtypes import (  # noqa: F401
     uint16,
     uint32,
     uint64,
+    variant,
 )
 from tensorweave.framework.gradient_registry import (  # noqa: F401
     NoGradient,

@@ -47,3 +47,8 @@ def test_handles_fetch_next_to_other_values_and_through_a_callable():
         assert _handle_proto(fetched).maybe_type_name == "Stack"
     # Each run makes its own stack.
     assert _handle_proto(handle).name != _handle_proto(again).name
+
+
+def test_resource_and_variant_dtypes_are_exported_as_in_tensorflow():
+    assert tf.resource.name == "resource" and tf.resource.as_datatype_enum == 20
+    assert tf.variant.name == "variant" and tf.variant.as_datatype_enum == 21
