@@ -40,6 +40,9 @@ Node* GradientScope::AddNode(const std::string& type, const std::vector<Gradient
     }
     inputs.arguments.push_back({arg.tensors, arg.is_list});
   }
+  bool has_data_input = false;
+  for (const GradientArg& arg : args) has_data_input = has_data_input || !arg.tensors.empty();
+  if (!has_data_input && frame_anchor_ != nullptr) inputs.control_inputs.push_back(frame_anchor_);
   NodeDef def;
   def.set_name(UniqueName(type));
   def.set_op(type);

@@ -70,6 +70,16 @@ class GradientScope {
   const Status& status() const { return status_; }
   const std::string& prefix() const { return prefix_; }
   Graph* graph() const { return graph_; }
+  ShapeRefiner* refiner() const { return refiner_; }
+  // Later nodes go under `prefix` (for sub-scopes such as a loop's gradient).
+  void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
+  // While set, every node built without data inputs (a constant) gets a
+  // control input from `anchor`, so it runs in the anchor's loop frame once
+  // per iteration (as TensorFlow's while-loop builders anchor them). Null
+  // clears it.
+  void set_frame_anchor(Node* anchor) { frame_anchor_ = anchor; }
+  Node* frame_anchor() const { return frame_anchor_; }
+
   // Records `status` unless an error is recorded already.
   void UpdateStatus(const Status& status);
 
@@ -113,6 +123,7 @@ class GradientScope {
   ShapeRefiner* refiner_;
   std::string prefix_;
   Status status_;
+  Node* frame_anchor_ = nullptr;
   std::unordered_map<std::string, int> name_counts_;
 };
 

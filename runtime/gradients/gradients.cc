@@ -7,6 +7,7 @@
 
 #include "runtime/framework/str_util.h"
 #include "runtime/gradients/gradient_registry.h"
+#include "runtime/gradients/while_gradients.h"
 
 namespace tensorweave {
 namespace {
@@ -21,13 +22,19 @@ class SymbolicGradientBuilder {
   SymbolicGradientBuilder(GradientScope& scope, const std::vector<NodeOutput>& outputs,
                           const std::vector<NodeOutput>& inputs,
                           const std::vector<NodeOutput>& grad_inputs,
-                          std::vector<NodeOutput>* grad_outputs)
+                          std::vector<NodeOutput>* grad_outputs, bool allow_unreachable)
       : scope_(scope),
         graph_(*scope.graph()),
         outputs_(outputs),
         inputs_(inputs),
         grad_inputs_(grad_inputs),
-        grad_outputs_(grad_outputs) {}
+        grad_outputs_(grad_outputs),
+        allow_unreachable_(allow_unreachable),
+        loops_(
+            &scope, [this](const Node* exit) { return expected_exits_.count(exit) > 0; },
+            [this](const Node* enter) {
+              return reaching_[enter->id()] && backprops_.count(Key(ForwardInput(*enter, 0))) > 0;
+            }) {}
 
   Status Run();
 
@@ -50,6 +57,9 @@ class SymbolicGradientBuilder {
   const std::vector<NodeOutput>& inputs_;
   const std::vector<NodeOutput>& grad_inputs_;
   std::vector<NodeOutput>* grad_outputs_;
+  const bool allow_unreachable_;
+  // Inputs no gradient can reach (allow_unreachable_ only): left out.
+  std::vector<NodeOutput> reachable_inputs_;
 
   // Gradients received so far by each tensor on a path from the inputs; a
   // tensor absent here needs none.
@@ -60,6 +70,12 @@ class SymbolicGradientBuilder {
   std::unordered_set<int> output_nodes_;
   // Each requested input tensor and its positions in grad_outputs_.
   std::unordered_map<int64_t, std::vector<size_t>> input_positions_;
+  // By node id: whether some output is reachable from the node.
+  std::vector<bool> reaching_;
+  // Loop Exits that will receive a gradient.
+  std::unordered_set<const Node*> expected_exits_;
+  // Gradients of while loops, built once all of a loop's exits have theirs.
+  WhileGradients loops_;
 };
 
 std::vector<bool> SymbolicGradientBuilder::NodesReachingOutputs() const {
@@ -87,9 +103,12 @@ Status SymbolicGradientBuilder::Initialize() {
   if (outputs_.size() != grad_inputs_.size()) {
     return errors::InvalidArgument("Must specify a gradient input for each output.");
   }
-  const std::vector<bool> reaching = NodesReachingOutputs();
+  reaching_ = NodesReachingOutputs();
+  const std::vector<bool>& reaching = reaching_;
   for (const NodeOutput& input : inputs_) {
-    if (!reaching[input.node->id()]) {
+    if (reaching[input.node->id()]) {
+      reachable_inputs_.push_back(input);
+    } else if (!allow_unreachable_) {
       return errors::InvalidArgument("Cannot compute the partial derivative for node '",
                                      input.node->name(),
                                      "' as it's unreachable from the output node(s).");
@@ -97,7 +116,9 @@ Status SymbolicGradientBuilder::Initialize() {
   }
   grad_outputs_->assign(inputs_.size(), NoGradient());
   for (const NodeOutput& output : outputs_) output_nodes_.insert(output.node->id());
-  for (size_t i = 0; i < inputs_.size(); ++i) input_positions_[Key(inputs_[i])].push_back(i);
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (reaching[inputs_[i].node->id()]) input_positions_[Key(inputs_[i])].push_back(i);
+  }
 
   // Forward from the inputs: the tensors that need a gradient, and how many
   // gradients each node will receive (one per data edge to a node that
@@ -106,7 +127,7 @@ Status SymbolicGradientBuilder::Initialize() {
   pending_.assign(graph_.num_node_ids(), 0);
   std::unordered_set<const Node*> visited;
   std::deque<Node*> queue;
-  for (const NodeOutput& input : inputs_) {
+  for (const NodeOutput& input : reachable_inputs_) {
     if (visited.insert(input.node).second) queue.push_back(input.node);
   }
   while (!queue.empty()) {
@@ -124,6 +145,7 @@ Status SymbolicGradientBuilder::Initialize() {
       for (const NodeOutput& output : outputs_) expected += output.node == node ? 1 : 0;
     }
     pending_[node->id()] = expected;
+    if (expected > 0 && WhileGradients::IsLoopExit(*node)) expected_exits_.insert(node);
   }
   for (size_t i = 0; i < outputs_.size(); ++i) BackpropAlongEdge(grad_inputs_[i], outputs_[i]);
   return Status::OK();
@@ -187,6 +209,13 @@ Status SymbolicGradientBuilder::Run() {
     }
     if (!needs_more) continue;
 
+    if (WhileGradients::IsLoopExit(*node)) {
+      std::vector<std::pair<NodeOutput, NodeOutput>> entry_grads;
+      TW_RETURN_IF_ERROR(loops_.AddExitGradient(*node, grads[0], &entry_grads));
+      for (const auto& entry : entry_grads) BackpropAlongEdge(entry.second, entry.first);
+      continue;
+    }
+
     GradientFunction function = nullptr;
     if (num_absent < num_outputs) {
       TW_RETURN_IF_ERROR(GradientRegistry::Global()->Lookup(node->type_string(), &function));
@@ -210,7 +239,7 @@ Status SymbolicGradientBuilder::Run() {
   }
   // A requested input whose node has outputs nobody asked about may still
   // wait for those: its requested outputs' gradients are complete anyway.
-  for (const NodeOutput& input : inputs_) {
+  for (const NodeOutput& input : reachable_inputs_) {
     if (pending_[input.node->id()] <= 0) continue;
     NodeOutput sum = SumGradients(input);
     TW_RETURN_IF_ERROR(scope_.status());
@@ -267,7 +296,21 @@ Status AddSymbolicGradients(GradientScope& scope, const std::vector<NodeOutput>&
                                    inputs[0].node->name(),
                                    "' as it's unreachable from the output node(s).");
   }
-  SymbolicGradientBuilder builder(scope, outputs, inputs, grad_inputs, grad_outputs);
+  SymbolicGradientBuilder builder(scope, outputs, inputs, grad_inputs, grad_outputs,
+                                  /*allow_unreachable=*/false);
+  return builder.Run();
+}
+
+Status AddSymbolicGradientsOfReachable(GradientScope& scope, const std::vector<NodeOutput>& outputs,
+                                       const std::vector<NodeOutput>& inputs,
+                                       const std::vector<NodeOutput>& grad_inputs,
+                                       std::vector<NodeOutput>* grad_outputs) {
+  if (outputs.empty()) {
+    grad_outputs->assign(inputs.size(), NoGradient());
+    return Status::OK();
+  }
+  SymbolicGradientBuilder builder(scope, outputs, inputs, grad_inputs, grad_outputs,
+                                  /*allow_unreachable=*/true);
   return builder.Run();
 }
 

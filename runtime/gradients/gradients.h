@@ -40,6 +40,13 @@ Status AddSymbolicGradients(GradientScope& scope, const std::vector<NodeOutput>&
                             const std::vector<NodeOutput>& grad_inputs,
                             std::vector<NodeOutput>* grad_outputs);
 
+// AddSymbolicGradients for a loop body: an input no gradient can reach gets
+// NoGradient() instead of an error.
+Status AddSymbolicGradientsOfReachable(GradientScope& scope, const std::vector<NodeOutput>& outputs,
+                                       const std::vector<NodeOutput>& inputs,
+                                       const std::vector<NodeOutput>& grad_inputs,
+                                       std::vector<NodeOutput>* grad_outputs);
+
 // What TF_AddGradientsWithPrefix does: the nodes go under `*prefix`, which
 // no node may use yet as its name or scope (INVALID_ARGUMENT "prefix [p]
 // conflicts with existing node in the graph named [n]"), or, when `prefix`
