@@ -880,7 +880,10 @@ TF_CAPI_EXPORT extern void TF_AbortWhile(const TF_WhileParams* params);
  * gradient. On error `g` is unchanged.
  *
  * Gradients are defined for the arithmetic, reduction, array, activation,
- * softmax, loss, convolution and pooling operations. */
+ * softmax, loss, convolution and pooling operations, and through while loops
+ * built with TF_NewWhile (not nested ones: TF_UNIMPLEMENTED). A loop's
+ * gradient adds an iteration counter (and, for values its body gradient
+ * reads, stack pushes) to the forward loop. */
 TF_CAPI_EXPORT extern void TF_AddGradients(TF_Graph* g, TF_Output* y, int ny, TF_Output* x, int nx,
                                            TF_Output* dx, TF_Status* status, TF_Output* dy);
 

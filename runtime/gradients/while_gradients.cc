@@ -80,6 +80,7 @@ Status FindForwardLoop(const Graph& graph, const Node& exit, ForwardLoop* loop) 
     loop->identities.push_back(identity);
     loop->next_iterations.push_back(next);
   }
+  if (loop->enters.empty()) return LoopError(exit, "it has no loop variables");
   TW_RETURN_IF_ERROR(GetNodeAttr(loop->enters[0]->def(), "frame_name", &loop->frame_name));
   TW_RETURN_IF_ERROR(
       GetNodeAttr(loop->enters[0]->def(), "parallel_iterations", &loop->parallel_iterations));

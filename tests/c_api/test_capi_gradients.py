@@ -1,12 +1,13 @@
 """TF_AddGradients / TF_AddGradientsWithPrefix: symbolic gradients added to a
 graph under "gradients" (then "gradients_1", ...) or a caller's prefix, run
-in a session, with TensorFlow's errors: a used prefix and an x unreachable
+in a session (also through a TF_NewWhile loop), with TensorFlow's errors: a used prefix and an x unreachable
 from y are INVALID_ARGUMENT, an operation without a gradient NOT_FOUND, and
 the graph is unchanged after any error."""
 
 import numpy as np
 import pytest
 from capi_helpers import CODES, TF_DOUBLE, CApiError
+from test_capi_while import finish, new_while
 
 
 def add_gradients(api, graph, y, x, dx=None, prefix=None):
@@ -220,3 +221,31 @@ def test_TF_AddGradientsWithPrefix_null_prefix_is_the_default(api, graph):
         )
     )
     assert name(api, dy[0].oper) == "gradients/AddN"
+
+
+def squaring_loop(api, graph, x, iterations):
+    """A TF_NewWhile loop: (i, v) = (0, x); while i < iterations: (i + 1, v * v)."""
+    zero = api.const(graph, "zero", np.int32(0))
+    params = new_while(api, graph, [(zero, 0), (x, 0)])
+    cond = params.cond_graph
+    limit = api.const(cond, "limit", np.int32(iterations))
+    less = api.op(cond, "Less", "less", [(params.cond_inputs[0].oper, 0), (limit, 0)])
+    params.cond_output = api.output(less, 0)
+    body = params.body_graph
+    one = api.const(body, "one", np.int32(1))
+    i, v = params.body_inputs[0].oper, params.body_inputs[1].oper
+    params.body_outputs[0] = api.output(api.op(body, "AddV2", "inc", [(i, 0), (one, 0)]), 0)
+    params.body_outputs[1] = api.output(api.op(body, "Mul", "square", [(v, 0), (v, 0)]), 0)
+    return finish(api, params, 2)
+
+
+def test_TF_AddGradients_through_a_while_loop(api, graph):
+    # v = x^(2^3) after three squarings: dv/dx = 8 x^7.
+    x = api.placeholder(graph, "x", TF_DOUBLE)
+    _, result = squaring_loop(api, graph, x, 3)
+    (grad,) = add_gradients(api, graph, [result], [(x, 0)])
+    assert name(api, grad[0]).startswith("gradients/while_grad/")
+    values = np.array([0.5, -1.1, 1.2])
+    value, derivative = run(api, graph, [result, grad], [((x, 0), values)])
+    np.testing.assert_allclose(value, values**8)
+    np.testing.assert_allclose(derivative, 8 * values**7, rtol=1e-12)
