@@ -320,23 +320,64 @@ constexpr char kLoop[] = R"pb(
 
 // Imports kLoop (with `iterations`, and `parallel_iterations` on the
 // Enters) after the placeholders; returns exit_v.
-NodeOutput ImportLoop(GradientScope& scope, int iterations, int parallel_iterations = 10) {
+// kLoop with `iterations` as a GraphDef.
+GraphDef LoopGraphDef(int iterations) {
   std::string text = kLoop;
   text.replace(text.find("ITERATIONS"), std::string("ITERATIONS").size(),
                std::to_string(iterations));
   GraphDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
-  for (NodeDef& node : *def.mutable_node()) {
-    if (node.op() == "Enter") {
-      (*node.mutable_attr())["parallel_iterations"].set_i(parallel_iterations);
-    }
-  }
+  return def;
+}
+
+NodeOutput ImportGraph(GradientScope& scope, const GraphDef& def, const std::string& exit) {
   ImportGraphDefOptions options;
   options.allow_inputs_to_existing_nodes = true;
   options.prefix = "loop";
   scope.UpdateStatus(ImportGraphDef(options, def, scope.graph(), scope.refiner()));
   if (!scope.status().ok()) return NoGradient();
-  return {scope.graph()->FindNode("loop/exit_v"), 0};
+  return {scope.graph()->FindNode("loop/" + exit), 0};
+}
+
+// Imports kLoop (with `iterations`, and `parallel_iterations` on the
+// Enters) after the placeholders; returns exit_v.
+NodeOutput ImportLoop(GradientScope& scope, int iterations, int parallel_iterations = 10) {
+  GraphDef def = LoopGraphDef(iterations);
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.op() == "Enter") {
+      (*node.mutable_attr())["parallel_iterations"].set_i(parallel_iterations);
+    }
+  }
+  return ImportGraph(scope, def, "exit_v");
+}
+
+// kLoop whose body runs a second kLoop (frame "inner") on ident_v and
+// enter_w and continues with its result.
+NodeOutput ImportNestedLoops(GradientScope& scope) {
+  GraphDef def = LoopGraphDef(2);
+  GraphDef inner = LoopGraphDef(2);
+  for (NodeDef& node : *inner.mutable_node()) {
+    node.set_name("inner_" + node.name());
+    for (std::string& input : *node.mutable_input()) {
+      const bool control = !input.empty() && input[0] == '^';
+      std::string name = control ? input.substr(1) : input;
+      if (name == "x0") {
+        name = "ident_v";
+      } else if (name == "x1") {
+        name = "enter_w";
+      } else {
+        name = "inner_" + name;
+      }
+      input = (control ? "^" : "") + name;
+    }
+    if (node.op() == "Enter") (*node.mutable_attr())["frame_name"].set_s("inner");
+    if (node.name() == "inner_i0") node.add_input("^ident_i");  // in the outer frame
+    *def.add_node() = node;
+  }
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.name() == "next_v") node.set_input(0, "inner_exit_v");
+  }
+  return ImportGraph(scope, def, "exit_v");
 }
 
 TEST(SymbolicGradientsTest, WhileLoopVariableAndInvariant) {
@@ -387,6 +428,43 @@ TEST(SymbolicGradientsTest, WhileLoopGradientTwiceOnOneLoop) {
   EXPECT_EQ(out[0].data<double>()[0], out[2].data<double>()[0]);
   EXPECT_EQ(out[1].data<double>()[0], out[3].data<double>()[0]);
   EXPECT_NE(out[0].data<double>()[0], 0);
+}
+
+TEST(SymbolicGradientsTest, NestedWhileLoopIsUnimplementedAndAddsNothing) {
+  GradientGraph g;
+  NodeOutput x = g.Placeholder(0, DT_DOUBLE, Known({}));
+  g.Placeholder(1, DT_DOUBLE, Known({}));
+  NodeOutput y = ImportNestedLoops(g.forward());
+  ASSERT_TRUE(g.forward().status().ok()) << g.forward().status();
+  std::vector<Tensor> out;  // the nested loops themselves run
+  ASSERT_TRUE(g.Run({{"x0", DoubleTensor(TensorShape({}), {0.3})},
+                     {"x1", DoubleTensor(TensorShape({}), {0.5})}},
+                    {y}, &out)
+                  .ok());
+  const int nodes = g.graph().num_op_nodes();
+  std::vector<NodeOutput> grads;
+  Status status = AddGradients(&g.graph(), &g.refiner(), nullptr, {y}, {x}, nullptr, &grads);
+  EXPECT_EQ(status.code(), Code::UNIMPLEMENTED) << status;
+  EXPECT_NE(status.message().find("nested loop 'inner'"), std::string::npos) << status;
+  EXPECT_EQ(g.graph().num_op_nodes(), nodes);
+}
+
+TEST(SymbolicGradientsTest, WhileLoopBodyOpWithoutGradientIsNotFoundAndAddsNothing) {
+  GradientGraph g;
+  NodeOutput x = g.Placeholder(0, DT_DOUBLE, Known({}));
+  g.Placeholder(1, DT_DOUBLE, Known({}));
+  GraphDef def = LoopGraphDef(2);
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.name() == "t") node.set_op("Inv");  // no gradient registered
+  }
+  NodeOutput y = ImportGraph(g.forward(), def, "exit_v");
+  ASSERT_TRUE(g.forward().status().ok()) << g.forward().status();
+  const int nodes = g.graph().num_op_nodes();
+  std::vector<NodeOutput> grads;
+  Status status = AddGradients(&g.graph(), &g.refiner(), nullptr, {y}, {x}, nullptr, &grads);
+  EXPECT_EQ(status.code(), Code::NOT_FOUND) << status;
+  EXPECT_EQ(status.message().rfind("No gradient defined for op: Inv.", 0), 0u) << status;
+  EXPECT_EQ(g.graph().num_op_nodes(), nodes);
 }
 
 // --- the builder -----------------------------------------------------------------------------
