@@ -859,6 +859,42 @@ TF_CAPI_EXPORT extern void TF_FinishWhile(const TF_WhileParams* params, TF_Statu
 /* Frees the cond and body graphs of `params` without building the loop. */
 TF_CAPI_EXPORT extern void TF_AbortWhile(const TF_WhileParams* params);
 
+/* ---- Gradients ---- */
+
+/* Adds operations to compute the partial derivatives of the sum of the `ny`
+ * tensors `y` with respect to the `nx` tensors `x`, i.e.
+ * d(y_1 + y_2 + ...)/dx_1, d(y_1 + y_2 + ...)/dx_2, ..., and writes them to
+ * `dy`, which the caller allocates with `nx` entries.
+ *
+ * `dx`, when not NULL, holds `ny` initial gradients (the symbolic partial
+ * derivatives of some loss L with respect to `y`); NULL means OnesLike of
+ * each y. The new operations are named gradients/..., or gradients_1/...,
+ * gradients_2/... when that prefix is taken.
+ *
+ * An x that no gradient reaches (every path to y passes an operation with no
+ * gradient, such as Shape) gets dy = {NULL, -1}. Errors: TF_INVALID_ARGUMENT
+ * when an x is unreachable from y ("Cannot compute the partial derivative
+ * for node 'x' as it's unreachable from the output node(s).") or a tensor is
+ * not an operation of `g`; TF_NOT_FOUND ("No gradient defined for op: T")
+ * when a gradient must pass an operation of type T with no registered
+ * gradient. On error `g` is unchanged.
+ *
+ * Gradients are defined for the arithmetic, reduction, array, activation,
+ * softmax, loss, convolution and pooling operations, and through while loops
+ * built with TF_NewWhile (not nested ones: TF_UNIMPLEMENTED). A loop's
+ * gradient adds an iteration counter (and, for values its body gradient
+ * reads, stack pushes) to the forward loop. */
+TF_CAPI_EXPORT extern void TF_AddGradients(TF_Graph* g, TF_Output* y, int ny, TF_Output* x, int nx,
+                                           TF_Output* dx, TF_Status* status, TF_Output* dy);
+
+/* TF_AddGradients with the operations named `prefix`/...; `prefix` must be
+ * unused in `g`, neither an operation's name nor its scope, else
+ * TF_INVALID_ARGUMENT ("prefix [p] conflicts with existing node in the graph
+ * named [n]"). A NULL `prefix` is TF_AddGradients. */
+TF_CAPI_EXPORT extern void TF_AddGradientsWithPrefix(TF_Graph* g, const char* prefix, TF_Output* y,
+                                                     int ny, TF_Output* x, int nx, TF_Output* dx,
+                                                     TF_Status* status, TF_Output* dy);
+
 /* ---- Graphs as functions ---- */
 
 /* Makes a function named `fn_name` of operations of `fn_body`. `inputs`
