@@ -14,11 +14,13 @@ from tensorweave.layers.convolutional import (
     max_pooling2d,
 )
 from tensorweave.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
+from tensorweave.layers.separable import SeparableConv2D, separable_conv2d
 
 # TensorFlow's aliases.
 AvgPool2D = AveragePooling2D
 MaxPool2D = MaxPooling2D
 Convolution2D = Conv2D
+SeparableConvolution2D = SeparableConv2D
 
 __all__ = [
     "AveragePooling2D",
@@ -31,10 +33,13 @@ __all__ = [
     "Layer",
     "MaxPool2D",
     "MaxPooling2D",
+    "SeparableConv2D",
+    "SeparableConvolution2D",
     "average_pooling2d",
     "conv2d",
     "dense",
     "dropout",
     "flatten",
     "max_pooling2d",
+    "separable_conv2d",
 ]
