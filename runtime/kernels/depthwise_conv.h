@@ -18,6 +18,7 @@
 #ifndef TENSORWEAVE_KERNELS_DEPTHWISE_CONV_H_
 #define TENSORWEAVE_KERNELS_DEPTHWISE_CONV_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime/framework/depthwise_geometry.h"
@@ -55,6 +56,72 @@ Status DepthwiseShapeFromSizes(const Tensor& sizes, const char* name, TensorShap
 // Cycles of one output row (out_cols pixels x taps x out_depth channels),
 // for ParallelFor's block sizes.
 double DepthwiseRowCycles(const DepthwiseGeometry& g);
+
+// The per-pixel loops run on several instruction sets: each entry point
+// marked with this has an AVX2+FMA clone and a baseline clone, picked once
+// at load time by the CPU (the library is built without -march). The
+// templates it calls are TW_DEPTHWISE_INLINE, so their loops are compiled
+// inside each clone.
+#define TW_DEPTHWISE_TARGETS __attribute__((target_clones("arch=haswell", "default")))
+#define TW_DEPTHWISE_INLINE inline __attribute__((always_inline))
+
+// Channels per accumulator block: 128 bytes, which the compiler keeps in
+// registers (4 AVX or 8 SSE registers) across all the taps of a pixel.
+template <typename T>
+constexpr int64_t kChannelBlock = 128 / sizeof(T);
+
+// out[k] = sum over t < count of a[t][offset + k] * b[t][offset + k] for
+// k < kWidth: one channel block of one pixel, summed over its taps.
+template <typename T, int64_t kWidth>
+TW_DEPTHWISE_INLINE void DotTapsBlock(const T* const* a, const T* const* b, int64_t count,
+                                      int64_t offset, int64_t width, T* out) {
+  T acc[kWidth] = {};
+  for (int64_t t = 0; t < count; ++t) {
+    const T* x = a[t] + offset;
+    const T* f = b[t] + offset;
+    if (width == kWidth) {
+      for (int64_t k = 0; k < kWidth; ++k) acc[k] += x[k] * f[k];
+    } else {
+      for (int64_t k = 0; k < width; ++k) acc[k] += x[k] * f[k];
+    }
+  }
+  for (int64_t k = 0; k < width; ++k) out[k] = acc[k];
+}
+
+// out[c] = sum over t < count of a[t][c] * b[t][c] for c < depth: one pixel
+// of the forward pass or the input gradient with multiplier 1, where a[t]
+// and b[t] are the pixel's taps (input or output-gradient channels, filter
+// values). No taps gives zeros.
+template <typename T>
+TW_DEPTHWISE_INLINE void DotTaps(const T* const* a, const T* const* b, int64_t count, int64_t depth,
+                                 T* out) {
+  constexpr int64_t kWidth = kChannelBlock<T>;
+  int64_t c = 0;
+  for (; c + kWidth <= depth; c += kWidth) DotTapsBlock<T, kWidth>(a, b, count, c, kWidth, out + c);
+  if (c < depth) DotTapsBlock<T, kWidth>(a, b, count, c, depth - c, out + c);
+}
+
+// out[c] += sum over i < count of a[i * stride + c] * b[i * stride + c]
+// for c < depth: one filter tap's gradient over a run of output pixels.
+template <typename T>
+TW_DEPTHWISE_INLINE void StridedDotAdd(const T* a, const T* b, int64_t stride_a, int64_t stride_b,
+                                       int64_t count, int64_t depth, T* out) {
+  constexpr int64_t kWidth = kChannelBlock<T>;
+  for (int64_t c = 0; c < depth; c += kWidth) {
+    const int64_t width = std::min(kWidth, depth - c);
+    T acc[kWidth] = {};
+    for (int64_t i = 0; i < count; ++i) {
+      const T* x = a + i * stride_a + c;
+      const T* y = b + i * stride_b + c;
+      if (width == kWidth) {
+        for (int64_t k = 0; k < kWidth; ++k) acc[k] += x[k] * y[k];
+      } else {
+        for (int64_t k = 0; k < width; ++k) acc[k] += x[k] * y[k];
+      }
+    }
+    for (int64_t k = 0; k < width; ++k) out[c + k] += acc[k];
+  }
+}
 
 // out[k] += x[k] * f[k] for k < n: the inner loop of the forward pass and
 // the filter gradient (multiplier 1, or x already per output channel).

@@ -13,6 +13,7 @@
 // the accumulators are added in shard order, so the result does not depend
 // on thread timing or on the pool's size.
 #include <algorithm>
+#include <vector>
 
 #include "runtime/kernels/depthwise_conv.h"
 
@@ -51,10 +52,12 @@ inline bool OutputPosition(int64_t in, int64_t pad, int64_t tap, int64_t dilatio
   return *out < out_size;
 }
 
-// Input-gradient rows [row_begin, row_end) of the batch x in_rows rows.
+// Input-gradient rows [row_begin, row_end) of the batch x in_rows rows,
+// any multiplier.
 template <typename T>
-void BackpropInputRows(const DepthwiseGeometry& g, const T* grad, const T* filter, T* output,
-                       int64_t row_begin, int64_t row_end) {
+TW_DEPTHWISE_INLINE void BackpropInputRowsAnyMultiplier(const DepthwiseGeometry& g, const T* grad,
+                                                        const T* filter, T* output,
+                                                        int64_t row_begin, int64_t row_end) {
   const int64_t depth = g.out_depth;
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t image = r / g.in_rows;
@@ -85,10 +88,12 @@ void BackpropInputRows(const DepthwiseGeometry& g, const T* grad, const T* filte
   }
 }
 
-// Adds the filter gradient of output rows [row_begin, row_end) into `sum`.
+// Adds the filter gradient of output rows [row_begin, row_end) into `sum`,
+// any multiplier.
 template <typename T>
-void BackpropFilterRows(const DepthwiseGeometry& g, const T* input, const T* grad, T* sum,
-                        int64_t row_begin, int64_t row_end) {
+TW_DEPTHWISE_INLINE void BackpropFilterRowsAnyMultiplier(const DepthwiseGeometry& g, const T* input,
+                                                         const T* grad, T* sum, int64_t row_begin,
+                                                         int64_t row_end) {
   const int64_t depth = g.out_depth;
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t image = r / g.out_rows;
@@ -112,6 +117,111 @@ void BackpropFilterRows(const DepthwiseGeometry& g, const T* input, const T* gra
       }
     }
   }
+}
+
+// The same with multiplier 1: per input pixel, the (output pixel, tap)
+// pairs that read it are listed, then each block of channels is summed over
+// them in registers and stored once.
+template <typename T>
+TW_DEPTHWISE_INLINE void BackpropInputRows(const DepthwiseGeometry& g, const T* grad,
+                                           const T* filter, T* output, int64_t row_begin,
+                                           int64_t row_end) {
+  if (g.multiplier != 1) {
+    BackpropInputRowsAnyMultiplier(g, grad, filter, output, row_begin, row_end);
+    return;
+  }
+  const int64_t depth = g.out_depth;
+  // Distinct taps of one input pixel reach distinct output rows and columns.
+  const size_t max_taps = static_cast<size_t>(std::min(g.filter_rows, g.out_rows) *
+                                              std::min(g.filter_cols, g.out_cols));
+  std::vector<const T*> grads(max_taps), taps(max_taps);
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t image = r / g.in_rows;
+    const int64_t in_row = r % g.in_rows;
+    T* dst = output + r * g.in_cols * depth;
+    for (int64_t in_col = 0; in_col < g.in_cols; ++in_col) {
+      int64_t count = 0;
+      for (int64_t fr = 0; fr < g.filter_rows; ++fr) {
+        int64_t out_row = 0;
+        if (!OutputPosition(in_row, g.pad_rows, fr, g.attrs.dilation_rows, g.attrs.stride_rows,
+                            g.out_rows, &out_row)) {
+          continue;
+        }
+        const T* grad_row = grad + (image * g.out_rows + out_row) * g.out_cols * depth;
+        for (int64_t fc = 0; fc < g.filter_cols; ++fc) {
+          int64_t out_col = 0;
+          if (!OutputPosition(in_col, g.pad_cols, fc, g.attrs.dilation_cols, g.attrs.stride_cols,
+                              g.out_cols, &out_col)) {
+            continue;
+          }
+          grads[count] = grad_row + out_col * depth;
+          taps[count] = filter + (fr * g.filter_cols + fc) * depth;
+          ++count;
+        }
+      }
+      DotTaps(grads.data(), taps.data(), count, depth, dst + in_col * depth);
+    }
+  }
+}
+
+// The same with multiplier 1: per filter tap, the output pixels of a row
+// whose window puts that tap inside the input form one run, summed per
+// block of channels in registers.
+template <typename T>
+TW_DEPTHWISE_INLINE void BackpropFilterRows(const DepthwiseGeometry& g, const T* input,
+                                            const T* grad, T* sum, int64_t row_begin,
+                                            int64_t row_end) {
+  if (g.multiplier != 1) {
+    BackpropFilterRowsAnyMultiplier(g, input, grad, sum, row_begin, row_end);
+    return;
+  }
+  const int64_t depth = g.out_depth;
+  const int64_t stride = g.attrs.stride_cols;
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t image = r / g.out_rows;
+    const int64_t out_row = r % g.out_rows;
+    const T* grad_row = grad + r * g.out_cols * depth;
+    for (int64_t fr = 0; fr < g.filter_rows; ++fr) {
+      const int64_t in_row =
+          out_row * g.attrs.stride_rows - g.pad_rows + fr * g.attrs.dilation_rows;
+      if (in_row < 0 || in_row >= g.in_rows) continue;
+      const T* in = input + (image * g.in_rows + in_row) * g.in_cols * depth;
+      for (int64_t fc = 0; fc < g.filter_cols; ++fc) {
+        // Output columns c with 0 <= c * stride + shift < in_cols.
+        const int64_t shift = fc * g.attrs.dilation_cols - g.pad_cols;
+        const int64_t first = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+        const int64_t last_in = g.in_cols - 1 - shift;
+        const int64_t end = last_in < 0 ? 0 : std::min(g.out_cols, last_in / stride + 1);
+        if (first >= end) continue;
+        StridedDotAdd(grad_row + first * depth, in + (first * stride + shift) * depth, depth,
+                      stride * depth, end - first, depth, sum + (fr * g.filter_cols + fc) * depth);
+      }
+    }
+  }
+}
+
+TW_DEPTHWISE_TARGETS void RunBackpropInputRows(const DepthwiseGeometry& g, const float* grad,
+                                               const float* filter, float* output,
+                                               int64_t row_begin, int64_t row_end) {
+  BackpropInputRows(g, grad, filter, output, row_begin, row_end);
+}
+
+TW_DEPTHWISE_TARGETS void RunBackpropInputRows(const DepthwiseGeometry& g, const double* grad,
+                                               const double* filter, double* output,
+                                               int64_t row_begin, int64_t row_end) {
+  BackpropInputRows(g, grad, filter, output, row_begin, row_end);
+}
+
+TW_DEPTHWISE_TARGETS void RunBackpropFilterRows(const DepthwiseGeometry& g, const float* input,
+                                                const float* grad, float* sum, int64_t row_begin,
+                                                int64_t row_end) {
+  BackpropFilterRows(g, input, grad, sum, row_begin, row_end);
+}
+
+TW_DEPTHWISE_TARGETS void RunBackpropFilterRows(const DepthwiseGeometry& g, const double* input,
+                                                const double* grad, double* sum, int64_t row_begin,
+                                                int64_t row_end) {
+  BackpropFilterRows(g, input, grad, sum, row_begin, row_end);
 }
 
 // Checks out_backprop against the forward op's output shape.
@@ -149,7 +259,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseOpBase {
       ParallelFor(ctx, g.batch * g.in_rows,
                   static_cast<double>(g.in_cols * g.out_depth) * sizeof(T), row_cycles,
                   [&](int64_t begin, int64_t end) {
-                    BackpropInputRows(g, grad_data, taps, out, begin, end);
+                    RunBackpropInputRows(g, grad_data, taps, out, begin, end);
                   });
     }
     OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output));
@@ -194,8 +304,8 @@ class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseOpBase {
     ParallelFor(ctx, shards, static_cast<double>(filter_size) * sizeof(T),
                 DepthwiseRowCycles(g) * rows / shards, [&](int64_t begin, int64_t end) {
                   for (int64_t shard = begin; shard < end; ++shard) {
-                    BackpropFilterRows(g, in, grad_data, sum_data + shard * filter_size,
-                                       rows * shard / shards, rows * (shard + 1) / shards);
+                    RunBackpropFilterRows(g, in, grad_data, sum_data + shard * filter_size,
+                                          rows * shard / shards, rows * (shard + 1) / shards);
                   }
                 });
     for (int64_t shard = 0; shard < shards; ++shard) {

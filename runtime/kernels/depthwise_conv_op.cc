@@ -75,10 +75,13 @@ double DepthwiseRowCycles(const DepthwiseGeometry& g) {
 
 namespace {
 
-// Output rows [row_begin, row_end) of the batch's out_rows x batch rows.
+// Output rows [row_begin, row_end) of the batch's out_rows x batch rows,
+// any multiplier: each tap adds its input channels, broadcast to their
+// outputs, into the pixel.
 template <typename T>
-void DepthwiseForwardRows(const DepthwiseGeometry& g, const T* input, const T* filter, T* output,
-                          int64_t row_begin, int64_t row_end) {
+TW_DEPTHWISE_INLINE void ForwardRowsAnyMultiplier(const DepthwiseGeometry& g, const T* input,
+                                                  const T* filter, T* output, int64_t row_begin,
+                                                  int64_t row_end) {
   const int64_t depth = g.out_depth;
   const int64_t in_depth = g.in_depth;
   for (int64_t r = row_begin; r < row_end; ++r) {
@@ -106,6 +109,58 @@ void DepthwiseForwardRows(const DepthwiseGeometry& g, const T* input, const T* f
   }
 }
 
+// The same with multiplier 1 (every MobileNet): per output pixel, the taps
+// inside the input are listed, then each block of channels is summed over
+// them in registers and stored once.
+template <typename T>
+TW_DEPTHWISE_INLINE void ForwardRows(const DepthwiseGeometry& g, const T* input, const T* filter,
+                                     T* output, int64_t row_begin, int64_t row_end) {
+  if (g.multiplier != 1) {
+    ForwardRowsAnyMultiplier(g, input, filter, output, row_begin, row_end);
+    return;
+  }
+  const int64_t depth = g.out_depth;
+  // A pixel's taps inside the input: distinct rows and columns of it.
+  const size_t max_taps =
+      static_cast<size_t>(std::min(g.filter_rows, g.in_rows) * std::min(g.filter_cols, g.in_cols));
+  std::vector<const T*> inputs(max_taps), taps(max_taps);
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t image = r / g.out_rows;
+    const int64_t out_row = r % g.out_rows;
+    T* out = output + r * g.out_cols * depth;
+    for (int64_t out_col = 0; out_col < g.out_cols; ++out_col) {
+      const int64_t col_start = out_col * g.attrs.stride_cols - g.pad_cols;
+      int64_t count = 0;
+      for (int64_t fr = 0; fr < g.filter_rows; ++fr) {
+        const int64_t in_row =
+            out_row * g.attrs.stride_rows - g.pad_rows + fr * g.attrs.dilation_rows;
+        if (in_row < 0 || in_row >= g.in_rows) continue;
+        const T* in = input + (image * g.in_rows + in_row) * g.in_cols * depth;
+        for (int64_t fc = 0; fc < g.filter_cols; ++fc) {
+          const int64_t in_col = col_start + fc * g.attrs.dilation_cols;
+          if (in_col < 0 || in_col >= g.in_cols) continue;
+          inputs[count] = in + in_col * depth;
+          taps[count] = filter + (fr * g.filter_cols + fc) * depth;
+          ++count;
+        }
+      }
+      DotTaps(inputs.data(), taps.data(), count, depth, out + out_col * depth);
+    }
+  }
+}
+
+TW_DEPTHWISE_TARGETS void RunForwardRows(const DepthwiseGeometry& g, const float* input,
+                                         const float* filter, float* output, int64_t row_begin,
+                                         int64_t row_end) {
+  ForwardRows(g, input, filter, output, row_begin, row_end);
+}
+
+TW_DEPTHWISE_TARGETS void RunForwardRows(const DepthwiseGeometry& g, const double* input,
+                                         const double* filter, double* output, int64_t row_begin,
+                                         int64_t row_end) {
+  ForwardRows(g, input, filter, output, row_begin, row_end);
+}
+
 template <typename T>
 class DepthwiseConv2dNativeOp : public DepthwiseOpBase {
  public:
@@ -127,7 +182,7 @@ class DepthwiseConv2dNativeOp : public DepthwiseOpBase {
       ParallelFor(
           ctx, g.batch * g.out_rows, static_cast<double>(g.out_cols * g.out_depth) * sizeof(T),
           DepthwiseRowCycles(g),
-          [&](int64_t begin, int64_t end) { DepthwiseForwardRows(g, in, taps, out, begin, end); });
+          [&](int64_t begin, int64_t end) { RunForwardRows(g, in, taps, out, begin, end); });
     }
     OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output));
   }
