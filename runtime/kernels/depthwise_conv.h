@@ -19,6 +19,7 @@
 #define TENSORWEAVE_KERNELS_DEPTHWISE_CONV_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "runtime/framework/depthwise_geometry.h"
@@ -56,6 +57,28 @@ Status DepthwiseShapeFromSizes(const Tensor& sizes, const char* name, TensorShap
 // Cycles of one output row (out_cols pixels x taps x out_depth channels),
 // for ParallelFor's block sizes.
 double DepthwiseRowCycles(const DepthwiseGeometry& g);
+
+// Calls fn(row) for each row in [0, total) in ParallelFor's blocks, stopping
+// between rows once the step is cancelled or past its deadline (the kernel
+// then fails with that status): the work is the product of two inputs'
+// sizes (pixels x window taps), or set by a sizes value, so a small graph can
+// ask for hours of it.
+template <typename Fn>
+void ForEachRowUntilInterrupted(OpKernelContext* ctx, int64_t total, double bytes_per_row,
+                                double cycles_per_row, Fn&& fn) {
+  std::atomic<bool> interrupted{false};
+  ParallelFor(ctx, total, bytes_per_row, cycles_per_row, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      if (interrupted.load(std::memory_order_relaxed)) return;
+      if (!ctx->CheckNotInterrupted().ok()) {
+        interrupted.store(true, std::memory_order_relaxed);
+        return;
+      }
+      fn(row);
+    }
+  });
+  if (interrupted.load()) ctx->SetStatus(ctx->CheckNotInterrupted());
+}
 
 // The per-pixel loops run on several instruction sets: each entry point
 // marked with this has an AVX2+FMA clone and a baseline clone, picked once
@@ -101,25 +124,37 @@ TW_DEPTHWISE_INLINE void DotTaps(const T* const* a, const T* const* b, int64_t c
   if (c < depth) DotTapsBlock<T, kWidth>(a, b, count, c, depth - c, out + c);
 }
 
-// out[c] += sum over i < count of a[i * stride + c] * b[i * stride + c]
+// out[k] += sum over i < count of a[i * stride_a + k] * b[i * stride_b + k]
+// for k < width <= kWidth: one channel block of one filter tap's gradient.
+template <typename T, int64_t kWidth>
+TW_DEPTHWISE_INLINE void StridedDotAddBlock(const T* a, const T* b, int64_t stride_a,
+                                            int64_t stride_b, int64_t count, int64_t width,
+                                            T* out) {
+  T acc[kWidth] = {};
+  for (int64_t i = 0; i < count; ++i) {
+    const T* x = a + i * stride_a;
+    const T* y = b + i * stride_b;
+    if (width == kWidth) {
+      for (int64_t k = 0; k < kWidth; ++k) acc[k] += x[k] * y[k];
+    } else {
+      for (int64_t k = 0; k < width; ++k) acc[k] += x[k] * y[k];
+    }
+  }
+  for (int64_t k = 0; k < width; ++k) out[k] += acc[k];
+}
+
+// out[c] += sum over i < count of a[i * stride_a + c] * b[i * stride_b + c]
 // for c < depth: one filter tap's gradient over a run of output pixels.
 template <typename T>
 TW_DEPTHWISE_INLINE void StridedDotAdd(const T* a, const T* b, int64_t stride_a, int64_t stride_b,
                                        int64_t count, int64_t depth, T* out) {
   constexpr int64_t kWidth = kChannelBlock<T>;
-  for (int64_t c = 0; c < depth; c += kWidth) {
-    const int64_t width = std::min(kWidth, depth - c);
-    T acc[kWidth] = {};
-    for (int64_t i = 0; i < count; ++i) {
-      const T* x = a + i * stride_a + c;
-      const T* y = b + i * stride_b + c;
-      if (width == kWidth) {
-        for (int64_t k = 0; k < kWidth; ++k) acc[k] += x[k] * y[k];
-      } else {
-        for (int64_t k = 0; k < width; ++k) acc[k] += x[k] * y[k];
-      }
-    }
-    for (int64_t k = 0; k < width; ++k) out[c + k] += acc[k];
+  int64_t c = 0;
+  for (; c + kWidth <= depth; c += kWidth) {
+    StridedDotAddBlock<T, kWidth>(a + c, b + c, stride_a, stride_b, count, kWidth, out + c);
+  }
+  if (c < depth) {
+    StridedDotAddBlock<T, kWidth>(a + c, b + c, stride_a, stride_b, count, depth - c, out + c);
   }
 }
 

@@ -13,6 +13,7 @@
 // the accumulators are added in shard order, so the result does not depend
 // on thread timing or on the pool's size.
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "runtime/kernels/depthwise_conv.h"
@@ -256,11 +257,11 @@ class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseOpBase {
       T* out = output.data<T>();
       const double row_cycles =
           DepthwiseRowCycles(g) * g.in_cols / std::max<int64_t>(1, g.out_cols);
-      ParallelFor(ctx, g.batch * g.in_rows,
-                  static_cast<double>(g.in_cols * g.out_depth) * sizeof(T), row_cycles,
-                  [&](int64_t begin, int64_t end) {
-                    RunBackpropInputRows(g, grad_data, taps, out, begin, end);
-                  });
+      ForEachRowUntilInterrupted(
+          ctx, g.batch * g.in_rows, static_cast<double>(g.in_cols * g.out_depth) * sizeof(T),
+          row_cycles,
+          [&](int64_t row) { RunBackpropInputRows(g, grad_data, taps, out, row, row + 1); });
+      if (!ctx->status().ok()) return;
     }
     OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output));
   }
@@ -301,13 +302,22 @@ class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseOpBase {
     std::fill(sum_data, sum_data + shards * filter_size, T(0));
     const T* in = input.data<T>();
     const T* grad_data = grad.data<T>();
-    ParallelFor(ctx, shards, static_cast<double>(filter_size) * sizeof(T),
-                DepthwiseRowCycles(g) * rows / shards, [&](int64_t begin, int64_t end) {
-                  for (int64_t shard = begin; shard < end; ++shard) {
-                    RunBackpropFilterRows(g, in, grad_data, sum_data + shard * filter_size,
-                                          rows * shard / shards, rows * (shard + 1) / shards);
-                  }
-                });
+    // Shard s sums rows [rows * s / shards, rows * (s + 1) / shards), one
+    // call per row, stopping between rows once the step is interrupted.
+    std::atomic<bool> interrupted{false};
+    ForEachRowUntilInterrupted(
+        ctx, shards, static_cast<double>(filter_size) * sizeof(T),
+        DepthwiseRowCycles(g) * rows / shards, [&](int64_t shard) {
+          for (int64_t row = rows * shard / shards; row < rows * (shard + 1) / shards; ++row) {
+            if (!ctx->CheckNotInterrupted().ok()) {
+              interrupted.store(true, std::memory_order_relaxed);
+              return;
+            }
+            RunBackpropFilterRows(g, in, grad_data, sum_data + shard * filter_size, row, row + 1);
+          }
+        });
+    if (interrupted.load()) ctx->SetStatus(ctx->CheckNotInterrupted());
+    if (!ctx->status().ok()) return;
     for (int64_t shard = 0; shard < shards; ++shard) {
       const T* sum = sum_data + shard * filter_size;
       for (int64_t i = 0; i < filter_size; ++i) out[i] += sum[i];

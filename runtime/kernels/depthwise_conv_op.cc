@@ -4,7 +4,7 @@
 // filter row that lands inside the input, each output pixel adds, per
 // filter column inside the input, the input pixel's channels times the
 // tap's out_depth filter values (a contiguous multiply-add the compiler
-// vectorizes). Tasks are spread over the intra-op pool by ParallelFor.
+// vectorizes). Rows are spread over the intra-op pool by ParallelFor.
 #include <algorithm>
 #include <vector>
 
@@ -179,10 +179,11 @@ class DepthwiseConv2dNativeOp : public DepthwiseOpBase {
       const T* in = input.data<T>();
       const T* taps = filter.data<T>();
       T* out = output.data<T>();
-      ParallelFor(
+      ForEachRowUntilInterrupted(
           ctx, g.batch * g.out_rows, static_cast<double>(g.out_cols * g.out_depth) * sizeof(T),
           DepthwiseRowCycles(g),
-          [&](int64_t begin, int64_t end) { RunForwardRows(g, in, taps, out, begin, end); });
+          [&](int64_t row) { RunForwardRows(g, in, taps, out, row, row + 1); });
+      if (!ctx->status().ok()) return;
     }
     OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output));
   }

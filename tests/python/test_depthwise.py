@@ -4,6 +4,8 @@ dilations, channel multipliers, NHWC and NCHW, float32 and float64), their
 gradients against central differences, the errors bad attrs and shapes
 give, and tf.nn.depthwise_conv2d / separable_conv2d."""
 
+import time
+
 import numpy as np
 import pytest
 import tensorweave as tf
@@ -326,3 +328,34 @@ def test_empty_batch_and_empty_channels():
         y_value, z_value = run([y, z])
     assert y_value.shape == (0, 5, 5, 4)
     np.testing.assert_array_equal(z_value, np.zeros([3, 3, 2, 1]))
+
+
+@pytest.mark.parametrize("op", ["forward", "backprop_input", "backprop_filter"])
+def test_a_huge_window_stops_at_the_step_deadline(op):
+    # 600x600 pixels x a 300x300 window is ~3e10 multiply-adds (minutes); the
+    # kernels poll the step's deadline between rows.
+    x_value = np.ones([1, 600, 600, 1], np.float32)
+    w_value = np.ones([300, 300, 1, 1], np.float32)
+    with tf.Graph().as_default():
+        # Placeholders: constants would be folded before the step starts.
+        x = tf.placeholder(tf.float32, x_value.shape)
+        w = tf.placeholder(tf.float32, w_value.shape)
+        if op == "forward":
+            y = tf.nn.depthwise_conv2d_native(x, w, [1, 1, 1, 1], "SAME")
+        elif op == "backprop_input":
+            y = tf.nn.depthwise_conv2d_native_backprop_input(
+                x_value.shape, w, x, [1, 1, 1, 1], "SAME"
+            )
+        else:
+            y = tf.nn.depthwise_conv2d_native_backprop_filter(
+                x, w_value.shape, x, [1, 1, 1, 1], "SAME"
+            )
+        with tf.Session() as sess:
+            start = time.monotonic()
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(
+                    y.op,
+                    feed_dict={x: x_value, w: w_value},
+                    options=tf.RunOptions(timeout_in_ms=300),
+                )
+            assert time.monotonic() - start < 20
