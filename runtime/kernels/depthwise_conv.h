@@ -80,13 +80,35 @@ void ForEachRowUntilInterrupted(OpKernelContext* ctx, int64_t total, double byte
   if (interrupted.load()) ctx->SetStatus(ctx->CheckNotInterrupted());
 }
 
-// The per-pixel loops run on several instruction sets: each entry point
-// marked with this has an AVX2+FMA clone and a baseline clone, picked once
-// at load time by the CPU (the library is built without -march). The
-// templates it calls are TW_DEPTHWISE_INLINE, so their loops are compiled
-// inside each clone.
-#define TW_DEPTHWISE_TARGETS __attribute__((target_clones("arch=haswell", "default")))
+// The per-pixel loops are built twice: for AVX2+FMA and for the baseline
+// the library is compiled for (no -march), and the CPU picks one once.
+// TW_DEPTHWISE_DISPATCH(RunName, Name, T) defines RunName(g, a, b, out,
+// begin, end) calling the template Name<T> so; the templates it calls are
+// TW_DEPTHWISE_INLINE, so their loops are compiled inside each build.
 #define TW_DEPTHWISE_INLINE inline __attribute__((always_inline))
+
+inline bool CpuHasAvx2Fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+#define TW_DEPTHWISE_DISPATCH(RUN, IMPL, T)                                                     \
+  __attribute__((target("avx2,fma"))) void RUN##Avx2(                                           \
+      const DepthwiseGeometry& g, const T* a, const T* b, T* out, int64_t begin, int64_t end) { \
+    IMPL(g, a, b, out, begin, end);                                                             \
+  }                                                                                             \
+  void RUN##Baseline(const DepthwiseGeometry& g, const T* a, const T* b, T* out, int64_t begin, \
+                     int64_t end) {                                                             \
+    IMPL(g, a, b, out, begin, end);                                                             \
+  }                                                                                             \
+  void RUN(const DepthwiseGeometry& g, const T* a, const T* b, T* out, int64_t begin,           \
+           int64_t end) {                                                                       \
+    if (CpuHasAvx2Fma()) {                                                                      \
+      RUN##Avx2(g, a, b, out, begin, end);                                                      \
+    } else {                                                                                    \
+      RUN##Baseline(g, a, b, out, begin, end);                                                  \
+    }                                                                                           \
+  }
 
 // Channels per accumulator block: 128 bytes, which the compiler keeps in
 // registers (4 AVX or 8 SSE registers) across all the taps of a pixel.
@@ -103,6 +125,7 @@ TW_DEPTHWISE_INLINE void DotTapsBlock(const T* const* a, const T* const* b, int6
     const T* x = a[t] + offset;
     const T* f = b[t] + offset;
     if (width == kWidth) {
+#pragma GCC unroll 64
       for (int64_t k = 0; k < kWidth; ++k) acc[k] += x[k] * f[k];
     } else {
       for (int64_t k = 0; k < width; ++k) acc[k] += x[k] * f[k];
@@ -135,6 +158,7 @@ TW_DEPTHWISE_INLINE void StridedDotAddBlock(const T* a, const T* b, int64_t stri
     const T* x = a + i * stride_a;
     const T* y = b + i * stride_b;
     if (width == kWidth) {
+#pragma GCC unroll 64
       for (int64_t k = 0; k < kWidth; ++k) acc[k] += x[k] * y[k];
     } else {
       for (int64_t k = 0; k < width; ++k) acc[k] += x[k] * y[k];

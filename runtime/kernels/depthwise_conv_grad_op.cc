@@ -201,29 +201,10 @@ TW_DEPTHWISE_INLINE void BackpropFilterRows(const DepthwiseGeometry& g, const T*
   }
 }
 
-TW_DEPTHWISE_TARGETS void RunBackpropInputRows(const DepthwiseGeometry& g, const float* grad,
-                                               const float* filter, float* output,
-                                               int64_t row_begin, int64_t row_end) {
-  BackpropInputRows(g, grad, filter, output, row_begin, row_end);
-}
-
-TW_DEPTHWISE_TARGETS void RunBackpropInputRows(const DepthwiseGeometry& g, const double* grad,
-                                               const double* filter, double* output,
-                                               int64_t row_begin, int64_t row_end) {
-  BackpropInputRows(g, grad, filter, output, row_begin, row_end);
-}
-
-TW_DEPTHWISE_TARGETS void RunBackpropFilterRows(const DepthwiseGeometry& g, const float* input,
-                                                const float* grad, float* sum, int64_t row_begin,
-                                                int64_t row_end) {
-  BackpropFilterRows(g, input, grad, sum, row_begin, row_end);
-}
-
-TW_DEPTHWISE_TARGETS void RunBackpropFilterRows(const DepthwiseGeometry& g, const double* input,
-                                                const double* grad, double* sum, int64_t row_begin,
-                                                int64_t row_end) {
-  BackpropFilterRows(g, input, grad, sum, row_begin, row_end);
-}
+TW_DEPTHWISE_DISPATCH(RunBackpropInputRows, BackpropInputRows, float)
+TW_DEPTHWISE_DISPATCH(RunBackpropInputRows, BackpropInputRows, double)
+TW_DEPTHWISE_DISPATCH(RunBackpropFilterRows, BackpropFilterRows, float)
+TW_DEPTHWISE_DISPATCH(RunBackpropFilterRows, BackpropFilterRows, double)
 
 // Checks out_backprop against the forward op's output shape.
 Status CheckOutBackprop(const Tensor& out_backprop, const TensorShape& expected,

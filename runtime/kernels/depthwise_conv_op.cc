@@ -149,17 +149,8 @@ TW_DEPTHWISE_INLINE void ForwardRows(const DepthwiseGeometry& g, const T* input,
   }
 }
 
-TW_DEPTHWISE_TARGETS void RunForwardRows(const DepthwiseGeometry& g, const float* input,
-                                         const float* filter, float* output, int64_t row_begin,
-                                         int64_t row_end) {
-  ForwardRows(g, input, filter, output, row_begin, row_end);
-}
-
-TW_DEPTHWISE_TARGETS void RunForwardRows(const DepthwiseGeometry& g, const double* input,
-                                         const double* filter, double* output, int64_t row_begin,
-                                         int64_t row_end) {
-  ForwardRows(g, input, filter, output, row_begin, row_end);
-}
+TW_DEPTHWISE_DISPATCH(RunForwardRows, ForwardRows, float)
+TW_DEPTHWISE_DISPATCH(RunForwardRows, ForwardRows, double)
 
 template <typename T>
 class DepthwiseConv2dNativeOp : public DepthwiseOpBase {
