@@ -15,11 +15,13 @@ from tensorweave.layers.convolutional import (
 )
 from tensorweave.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten
 from tensorweave.layers.normalization import BatchNormalization, batch_normalization
+from tensorweave.layers.separable import SeparableConv2D, separable_conv2d
 
 # TensorFlow's aliases.
 AvgPool2D = AveragePooling2D
 MaxPool2D = MaxPooling2D
 Convolution2D = Conv2D
+SeparableConvolution2D = SeparableConv2D
 
 __all__ = [
     "AveragePooling2D",
@@ -33,6 +35,8 @@ __all__ = [
     "Layer",
     "MaxPool2D",
     "MaxPooling2D",
+    "SeparableConv2D",
+    "SeparableConvolution2D",
     "average_pooling2d",
     "batch_normalization",
     "conv2d",
@@ -40,4 +44,5 @@ __all__ = [
     "dropout",
     "flatten",
     "max_pooling2d",
+    "separable_conv2d",
 ]
