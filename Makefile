@@ -88,7 +88,7 @@ FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs --corpus tests/fixtures/t
                      --corpus tests/fixtures/tf_tensor_list \
                      --corpus tests/fixtures/tf_logging \
                      --corpus tests/fixtures/tf_functions \
-                     --corpus tests/fixtures/tf_batch_norm
+                     --corpus tests/fixtures/tf_batch_norm \
                      --corpus tests/fixtures/tf_depthwise
 FUZZ_FLAGS         = $(if $(FUZZ_FINDINGS),--findings $(FUZZ_FINDINGS))
 
