@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "c_api/c_api_internal.h"
+#include "runtime/graph/algorithm.h"
 #include "runtime/graph/while_loop_builder.h"
 
 using tensorweave::Node;
@@ -54,24 +55,6 @@ void FreeWhile(const TF_WhileParams* params) {
   delete[] params->body_outputs;
 }
 
-// `prefix`, or prefix_1, prefix_2 ... when nodes of `graph` use that scope.
-std::string UniquePrefix(const tensorweave::Graph& graph, const std::string& prefix) {
-  auto used = [&](const std::string& candidate) {
-    const std::string scope = candidate + "/";
-    for (const Node* node : graph.op_nodes()) {
-      if (node->name() == candidate || node->name().compare(0, scope.size(), scope) == 0) {
-        return true;
-      }
-    }
-    return false;
-  };
-  if (!used(prefix)) return prefix;
-  for (int suffix = 1;; ++suffix) {
-    std::string candidate = StrCat(prefix, "_", suffix);
-    if (!used(candidate)) return candidate;
-  }
-}
-
 std::vector<const Node*> Nodes(const TF_Output* outputs, int n) {
   std::vector<const Node*> nodes;
   for (int i = 0; i < n; ++i) nodes.push_back(c_api::ToNode(outputs[i].oper));
@@ -109,7 +92,7 @@ Status FinishWhile(const TF_WhileParams* params, TF_Output* outputs) {
   std::lock_guard<std::mutex> parent_lock(parent->mu);
   std::lock_guard<std::mutex> cond_lock(params->cond_graph->mu);
   std::lock_guard<std::mutex> body_lock(params->body_graph->mu);
-  spec.prefix = UniquePrefix(parent->graph, params->name);
+  spec.prefix = tensorweave::UniqueScopeName(parent->graph, params->name);
   tensorweave::GraphDef loop;
   std::vector<std::string> exits;
   TW_RETURN_IF_ERROR(tensorweave::BuildWhileLoopGraphDef(spec, &loop, &exits));

@@ -127,25 +127,6 @@ std::pair<std::string, AttrValue> CopiedAttr(const Node& node, const std::string
   return {name, value == nullptr ? AttrValue() : *value};
 }
 
-bool ScopeNameInUse(const Graph& graph, const std::string& name, std::string* user) {
-  const std::string scope = name + "/";
-  for (const Node* node : graph.op_nodes()) {
-    if (node->name() == name || node->name().compare(0, scope.size(), scope) == 0) {
-      if (user != nullptr) *user = node->name();
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string UniqueScopeName(const Graph& graph, const std::string& name) {
-  if (!ScopeNameInUse(graph, name, nullptr)) return name;
-  for (int suffix = 1;; ++suffix) {
-    std::string candidate = StrCat(name, "_", suffix);
-    if (!ScopeNameInUse(graph, candidate, nullptr)) return candidate;
-  }
-}
-
 bool ConstantValue(const NodeOutput& tensor, Tensor* value) {
   if (tensor.node == nullptr || tensor.node->type_string() != "Const") return false;
   return GetNodeAttr(tensor.node->def(), "value", value).ok();

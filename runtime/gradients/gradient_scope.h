@@ -24,6 +24,7 @@
 #include "runtime/framework/status.h"
 #include "runtime/framework/tensor.h"
 #include "runtime/framework/tensor_shape.h"
+#include "runtime/graph/algorithm.h"  // UniqueScopeName, ScopeNameInUse
 #include "runtime/graph/graph.h"
 #include "runtime/graph/shape_refiner.h"
 
@@ -126,15 +127,6 @@ class GradientScope {
   Node* frame_anchor_ = nullptr;
   std::unordered_map<std::string, int> name_counts_;
 };
-
-// `name`, or name_1, name_2, ... when a node of `graph` is called that or
-// lives under that name as a scope ("name/..."), as TensorFlow uniquifies a
-// sub-scope's name against a graph's existing nodes.
-std::string UniqueScopeName(const Graph& graph, const std::string& name);
-
-// True when `name` is a node of `graph` or the scope of one ("name/...").
-// Sets *user to that node's name.
-bool ScopeNameInUse(const Graph& graph, const std::string& name, std::string* user);
 
 // The value of `tensor` when a Const node produces it; false otherwise.
 bool ConstantValue(const NodeOutput& tensor, Tensor* value);

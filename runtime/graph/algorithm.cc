@@ -1,5 +1,6 @@
 #include "runtime/graph/algorithm.h"
 
+#include "runtime/framework/str_util.h"
 #include "runtime/graph/control_flow.h"
 
 namespace tensorweave {
@@ -143,6 +144,25 @@ Status CopyGraph(const Graph& src, Graph* dst) {
   }
   dst->set_versions(src.versions());
   return Status::OK();
+}
+
+bool ScopeNameInUse(const Graph& graph, const std::string& name, std::string* user) {
+  const std::string scope = name + "/";
+  for (const Node* node : graph.op_nodes()) {
+    if (node->name() == name || node->name().compare(0, scope.size(), scope) == 0) {
+      if (user != nullptr) *user = node->name();
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string UniqueScopeName(const Graph& graph, const std::string& name) {
+  if (!ScopeNameInUse(graph, name, nullptr)) return name;
+  for (int suffix = 1;; ++suffix) {
+    std::string candidate = StrCat(name, "_", suffix);
+    if (!ScopeNameInUse(graph, candidate, nullptr)) return candidate;
+  }
 }
 
 }  // namespace tensorweave

@@ -1,8 +1,9 @@
-// Graph algorithms: orderings, reachability and pruning.
+// Graph algorithms: orderings, reachability, pruning and scope names.
 #ifndef TENSORWEAVE_GRAPH_ALGORITHM_H_
 #define TENSORWEAVE_GRAPH_ALGORITHM_H_
 
 #include <functional>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -27,6 +28,15 @@ bool PruneForTargets(Graph* graph, const std::vector<const Node*>& targets);
 
 // Copies `src` into an empty `dst` (same names, attrs, devices, edges).
 Status CopyGraph(const Graph& src, Graph* dst);
+
+// True when `name` is a node of `graph` or the scope of one ("name/...").
+// Sets *user (when given) to that node's name.
+bool ScopeNameInUse(const Graph& graph, const std::string& name, std::string* user);
+
+// `name`, or name_1, name_2, ... when a node of `graph` is called that or
+// lives under that name as a scope ("name/..."), as TensorFlow uniquifies a
+// sub-scope's name against a graph's existing nodes (gradients, while loops).
+std::string UniqueScopeName(const Graph& graph, const std::string& name);
 
 }  // namespace tensorweave
 
