@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
       {"square 512", 512, 512, 512, false, false},
       {"square 32", 32, 32, 32, false, false},
   };
-  std::printf("%-30s %10s %10s %10s %10s %10s   (us per product, median of %d)\n", "shape",
-              "pool", "thread", "sgemm", "sgemm/2", "primitive", reps);
+  std::printf("%-30s %10s %10s %10s %10s %10s   (us per product, median of %d)\n", "shape", "pool",
+              "thread", "sgemm", "sgemm/2", "primitive", reps);
   std::mt19937 random(1);
   std::uniform_real_distribution<float> uniform(-1, 1);
   for (const Shape& s : shapes) {
@@ -149,10 +149,8 @@ int main(int argc, char** argv) {
                  a.data(), lda, b_block, ldb, 0.0f, c.data() + c0, s.n);
     };
     MatmulPrimitive primitive(engine, s);
-    const double on_pool =
-        MedianMicros(reps, [&] { tensorweave::GemmOnPool<float>(pool, g); });
-    const double on_thread =
-        MedianMicros(reps, [&] { tensorweave::GemmOnThisThread<float>(g); });
+    const double on_pool = MedianMicros(reps, [&] { tensorweave::GemmOnPool<float>(pool, g); });
+    const double on_thread = MedianMicros(reps, [&] { tensorweave::GemmOnThisThread<float>(g); });
     const double sgemm = MedianMicros(reps, [&] { sgemm_rows(0, s.m); });
     const double sgemm_split = MedianMicros(reps, [&] {
       pool->parallelFor(2, Eigen::TensorOpCost(0, 0, 1e9), [&](Eigen::Index b0, Eigen::Index b1) {

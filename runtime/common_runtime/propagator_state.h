@@ -48,10 +48,15 @@ class FramePropagator {
  public:
   struct FrameState;
 
+  // A node's counts in one iteration, side by side: Activate touches both.
+  struct PendingCounts {
+    int pending = 0;  // inputs still to come (for a Merge, see Initialize)
+    int dead = 0;     // inputs that came dead
+  };
+
   struct IterationState {
     int64_t iter = 0;
-    std::vector<int> pending;                      // per frame-local node
-    std::vector<int> dead_count;                   // per frame-local node
+    std::vector<PendingCounts> counts;             // per frame-local node
     std::vector<std::vector<TensorValue>> inputs;  // per frame-local node, per slot
     int outstanding_ops = 0;                       // nodes of this iteration ready or running
     int outstanding_frames = 0;                    // child frames started from this iteration
@@ -103,8 +108,21 @@ class FramePropagator {
     std::string name;
     int parent = -1;
     int num_enters = 0;
-    std::vector<int> initial_pending;  // per frame-local node
-    std::vector<int> num_inputs;       // per frame-local node
+    std::vector<PendingCounts> initial_counts;  // per frame-local node
+    std::vector<int> num_inputs;                // per frame-local node
+  };
+  // What Activate needs of an out edge (parallel to ExecutorGraph::out_edges),
+  // in one place rather than spread over the edge and its destination's
+  // NodeInfo.
+  struct EdgeInfo {
+    int dst;
+    int dst_local;
+    int dst_input;
+    int src_output;  // Graph::kControlSlot for a control edge
+    int dst_num_data_inputs;
+    bool last_use;
+    bool dst_is_merge;
+    bool dst_is_control_trigger;
   };
   struct NodeInfo {
     int frame = 0;
@@ -142,6 +160,7 @@ class FramePropagator {
   const ExecutorGraph* graph_;
   std::vector<FrameInfo> frames_;  // frames_[0] is the root frame
   std::vector<NodeInfo> node_info_;
+  std::vector<EdgeInfo> edges_;
 };
 
 }  // namespace executor_internal
