@@ -612,6 +612,12 @@ bool ExecutorImpl<P>::NodeDone(State* state, const ReadyStack& ready,
 template <class P>
 void ExecutorImpl<P>::ScheduleReady(State* state, const ReadyStack& ready,
                                     ReadyStack* inline_ready) const {
+  // One node made ready with nothing else queued here (a chain, the common
+  // case) stays on this thread whatever its cost.
+  if (ready.size() == 1 && inline_ready->empty()) {
+    inline_ready->push(ready[0]);
+    return;
+  }
   int last_expensive = -1;
   for (int i = 0; i < ready.size(); ++i) {
     if (!IsExpensive(P::NodeOf(ready[i]))) {

@@ -148,7 +148,7 @@ void FramePropagator::StartStep(StepData* step, NodeStack<TaggedNode>* roots) co
 }
 
 void FramePropagator::EndStep(StepData* step) const {
-  std::lock_guard<std::mutex> lock(step->mu);
+  std::lock_guard<PropagationLock> lock(step->mu);
   DeleteFrame(step, step->root);
   step->root = nullptr;
 }
@@ -242,7 +242,7 @@ void FramePropagator::Propagate(StepData* step, const TaggedNode& tagged, Tensor
   const bool is_dead = tagged.dead;
   FrameState* frame = tagged.frame;
   IterationState* iteration = tagged.iteration;
-  std::lock_guard<std::mutex> lock(step->mu);
+  std::lock_guard<PropagationLock> lock(step->mu);
   if (info.is_enter) {
     FrameState* child = FindOrCreateChild(step, frame, iteration, node);
     if (info.is_constant_enter) {

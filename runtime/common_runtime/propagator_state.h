@@ -26,15 +26,17 @@
 //   are alive at once: a NextIteration that would start one more waits until
 //   the oldest finishes. The Exits of a frame that end dead make their
 //   consumers in the parent dead once the frame is done.
-// All of one step's frame bookkeeping is guarded by one mutex.
+// All of one step's frame bookkeeping is guarded by one lock.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_PROPAGATOR_STATE_H_
 #define TENSORWEAVE_COMMON_RUNTIME_PROPAGATOR_STATE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,27 @@
 
 namespace tensorweave {
 namespace executor_internal {
+
+// The lock around one step's frame bookkeeping. Each hold is one node's
+// propagation (a few hundred instructions), taken once per node run, so an
+// uncontended acquire must be cheap: one atomic exchange, where a
+// std::mutex costs ~60 instructions a lock/unlock pair. A waiter spins
+// briefly, then yields its core (the holder may have been descheduled).
+class PropagationLock {
+ public:
+  void lock() {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
+      while (locked_.load(std::memory_order_relaxed)) {
+        if (++spins > kSpinsBeforeYield) std::this_thread::yield();
+      }
+    }
+  }
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  static constexpr int kSpinsBeforeYield = 64;
+  std::atomic<bool> locked_{false};
+};
 
 class FramePropagator {
  public:
@@ -71,7 +94,7 @@ class FramePropagator {
   };
 
   struct StepData {
-    std::mutex mu;
+    PropagationLock mu;
     FrameState* root = nullptr;
     // Finished iterations, per static frame, reused by the next ones.
     std::vector<std::vector<std::unique_ptr<IterationState>>> spare;
