@@ -407,8 +407,12 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
         } else {
           ComputeCatchingExceptions(item.kernel, &context);
         }
-        status = context.status();
-        if (status.ok()) status = CheckOutputs(item, &context);
+        // Copying an OK status is a call; most kernels succeed.
+        if (!context.status().ok()) {
+          status = context.status();
+        } else {
+          status = CheckOutputs(item, &context);
+        }
       }
       ReleaseValues(inputs);
       if (status.ok()) {
