@@ -37,11 +37,13 @@ Status Executor::Run(const Args& args) {
 
 namespace {
 
+using executor_internal::CheckedOutput;
 using executor_internal::ExecutorGraph;
 using executor_internal::FramePropagator;
 using executor_internal::NodeItem;
 using executor_internal::NodeStack;
 using executor_internal::OutEdge;
+using executor_internal::ReleaseValues;
 
 // A kernel whose measured time stays below this runs inline even when it
 // calls itself expensive: handing it to another thread would cost more than
@@ -231,6 +233,8 @@ class ExecutorImpl : public Executor {
   void StartAsync(State* state, const Tagged& tagged, const OpKernelContext::Params& params) const;
   void AsyncDone(AsyncInvocation<Propagator>* invocation) const;
 
+  // Reads the variables behind reference inputs of value type (only for
+  // nodes with item.may_get_ref).
   Status PrepareInputs(const NodeItem& item, std::vector<TensorValue>* inputs) const;
   Status CheckOutputs(const NodeItem& item, OpKernelContext* context) const;
   void RecordError(State* state, const NodeItem& item, const Status& status) const;
@@ -349,6 +353,17 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
   // partition cancels the step's manager, not `cancelled`): executors with
   // frames look at the manager for the first node here and every 64th.
   uint32_t nodes_here = 0;
+  // What every kernel of the step sees; the per-node fields are set below.
+  OpKernelContext::Params params;
+  params.step_id = state->args.step_id;
+  params.device = device_;
+  params.rendezvous = state->args.rendezvous;
+  params.cancellation_manager = state->args.cancellation_manager;
+  params.call_frame = state->args.call_frame;
+  params.runner = state->args.runner;
+  params.step_container = state->args.step_container;
+  params.function_library = function_library_;
+  params.deadline = state->args.deadline;
   while (!stack->empty()) {
     const Tagged tagged = stack->pop();
     const int node = P::NodeOf(tagged);
@@ -361,29 +376,19 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
     // their storage as soon as the node is accounted for.
     const bool look_at_manager = P::kNodesMayNotRun && nodes_here++ % 64 == 0;
     if (state->failed.load(std::memory_order_relaxed) || Interrupted(state, look_at_manager)) {
-      for (TensorValue& value : *inputs) value = TensorValue();
+      ReleaseValues(inputs);
     } else if (P::IsDead(tagged) && !item.runs_when_dead) {
       status = ProcessDead(item);
-      for (TensorValue& value : *inputs) value = TensorValue();
+      ReleaseValues(inputs);
       if (status.ok()) propagator_.Propagate(&state->data, tagged, nullptr, &ready);
     } else {
-      OpKernelContext::Params params;
-      params.step_id = state->args.step_id;
-      params.device = device_;
       params.op_kernel = item.kernel;
       params.inputs = inputs;
-      params.rendezvous = state->args.rendezvous;
-      params.cancellation_manager = state->args.cancellation_manager;
-      params.call_frame = state->args.call_frame;
-      params.runner = state->args.runner;
       // A dead _Send or _Recv still runs: the _Send tells its receiver it
       // is dead, the _Recv takes that news (or a value) off the rendezvous.
       params.is_input_dead = P::IsDead(tagged);
       params.frame_iter = P::FrameIterOf(tagged);
-      params.step_container = state->args.step_container;
-      params.function_library = function_library_;
-      params.deadline = state->args.deadline;
-      status = PrepareInputs(item, inputs);
+      if (item.may_get_ref) status = PrepareInputs(item, inputs);
       if constexpr (P::kNodesMayNotRun) {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);
       }
@@ -402,10 +407,14 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
         } else {
           ComputeCatchingExceptions(item.kernel, &context);
         }
-        status = context.status();
-        if (status.ok()) status = CheckOutputs(item, &context);
+        // Copying an OK status is a call; most kernels succeed.
+        if (!context.status().ok()) {
+          status = context.status();
+        } else {
+          status = CheckOutputs(item, &context);
+        }
       }
-      for (TensorValue& value : *inputs) value = TensorValue();
+      ReleaseValues(inputs);
       if (status.ok()) {
         propagator_.Propagate(&state->data, tagged, OutputsOf(&context), &ready);
       }
@@ -489,7 +498,7 @@ void ExecutorImpl<P>::AsyncDone(AsyncInvocation<P>* invocation) const {
   ReadyStack ready;
   Status status = invocation->context.status();
   if (status.ok()) status = CheckOutputs(item, &invocation->context);
-  for (TensorValue& value : *propagator_.Inputs(&state->data, tagged)) value = TensorValue();
+  ReleaseValues(propagator_.Inputs(&state->data, tagged));
   if (status.ok()) {
     propagator_.Propagate(&state->data, tagged, OutputsOf(&invocation->context), &ready);
   }
@@ -544,13 +553,12 @@ Status ExecutorImpl<P>::PrepareInputs(const NodeItem& item,
 
 template <class P>
 Status ExecutorImpl<P>::CheckOutputs(const NodeItem& item, OpKernelContext* context) const {
-  const std::vector<OutEdge>& edges = graph_->out_edges;
-  for (int e = item.out_begin; e < item.out_end; ++e) {
-    const int slot = edges[e].src_output;
-    if (slot < 0) continue;
+  const std::vector<CheckedOutput>& checked = graph_->checked_outputs;
+  for (int c = item.check_begin; c < item.check_end; ++c) {
+    const int slot = checked[c].slot;
     const TensorValue* value = context->mutable_output(slot);
     if (value->is_ref()) continue;
-    const DataType expected = BaseType(item.kernel->output_type(slot));
+    const DataType expected = checked[c].dtype;
     if (value->tensor.dtype() == DT_INVALID) {
       // A dead output of a Switch, or of a _Recv whose sender was dead.
       if (item.outputs_optional && P::kNodesMayNotRun) continue;
@@ -608,6 +616,12 @@ bool ExecutorImpl<P>::NodeDone(State* state, const ReadyStack& ready,
 template <class P>
 void ExecutorImpl<P>::ScheduleReady(State* state, const ReadyStack& ready,
                                     ReadyStack* inline_ready) const {
+  // One node made ready with nothing else queued here (a chain, the common
+  // case) stays on this thread whatever its cost.
+  if (ready.size() == 1 && inline_ready->empty()) {
+    inline_ready->push(ready[0]);
+    return;
+  }
   int last_expensive = -1;
   for (int i = 0; i < ready.size(); ++i) {
     if (!IsExpensive(P::NodeOf(ready[i]))) {
@@ -735,6 +749,27 @@ Status BuildExecutorGraph(const LocalExecutorParams& params, const Graph& graph,
       if (out.src_output >= 0 && !seen[out.src_output]) {
         seen[out.src_output] = true;
         out.last_use = true;
+      }
+    }
+    // The outputs CheckOutputs looks at after each run, in the order of the
+    // edges reading them (so the first bad one is reported as before).
+    item.check_begin = static_cast<int>(view->checked_outputs.size());
+    std::fill(seen.begin(), seen.end(), false);
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const int slot = view->out_edges[e].src_output;
+      if (slot < 0 || seen[slot]) continue;
+      seen[slot] = true;
+      view->checked_outputs.push_back({slot, BaseType(item.kernel->output_type(slot))});
+    }
+    item.check_end = static_cast<int>(view->checked_outputs.size());
+  }
+  // Only kernels declaring a reference output produce references, so other
+  // nodes skip looking for variables among their inputs.
+  for (const NodeItem& item : view->items) {
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const OutEdge& out = view->out_edges[e];
+      if (out.src_output >= 0 && IsRefType(item.kernel->output_type(out.src_output))) {
+        view->items[out.dst].may_get_ref = true;
       }
     }
   }

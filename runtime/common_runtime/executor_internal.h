@@ -34,18 +34,32 @@ struct NodeItem {
   // A _Recv of a value from another partition (not a client's feed): its
   // sender may be dead.
   bool is_peer_recv = false;
+  // Some producer feeding this node declares a reference output, so an
+  // input may be a variable to read (PrepareInputs); false for most nodes.
+  bool may_get_ref = false;
   int retval_index = -1;    // the fetch a _Retval fills; -1 for other nodes
   int retval_ordinal = -1;  // which _Retval of the graph (0, 1, ...); -1 for others
   int num_inputs = 0;
   int initial_pending = 0;  // in-edges from other op nodes, data and control
   int out_begin = 0;        // [out_begin, out_end) in ExecutorGraph::out_edges
   int out_end = 0;
+  // [check_begin, check_end) in ExecutorGraph::checked_outputs.
+  int check_begin = 0;
+  int check_end = 0;
+};
+
+// An output slot that has consumers and the dtype it must hold.
+struct CheckedOutput {
+  int slot;
+  DataType dtype;  // the kernel's declared type, without the reference
 };
 
 // Nodes by dense index (SOURCE and SINK are not executed).
 struct ExecutorGraph {
   std::vector<NodeItem> items;
   std::vector<OutEdge> out_edges;
+  // Per node, each output slot read by an out edge, once, in edge order.
+  std::vector<CheckedOutput> checked_outputs;
   std::vector<int> roots;  // nodes with nothing pending at the start
 };
 
@@ -90,6 +104,15 @@ class NodeStack {
 // Whether an output slot holds a value (a live tensor or a reference).
 inline bool HasValue(const TensorValue& value) {
   return value.is_ref() || value.tensor.dtype() != DT_INVALID;
+}
+
+// Empties input slots, skipping the ones already empty (most are: a value
+// is moved to its consumer and the consumer's slots are emptied after it
+// ran). A slot without a value holds no buffer.
+inline void ReleaseValues(std::vector<TensorValue>* values) {
+  for (TensorValue& value : *values) {
+    if (HasValue(value)) value = TensorValue();
+  }
 }
 
 }  // namespace executor_internal

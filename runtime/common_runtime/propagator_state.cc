@@ -90,7 +90,7 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
     NodeInfo& n = node_info_[index];
     n.frame = info.frame_of[node->id()];
     FrameInfo& frame = frames_[n.frame];
-    n.local = static_cast<int>(frame.initial_pending.size());
+    n.local = static_cast<int>(frame.initial_counts.size());
     n.num_data_inputs = node->num_inputs();
     n.is_merge = IsMergeOp(node);
     n.is_enter = IsEnterOp(node);
@@ -125,8 +125,14 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
         controls += edge->IsControlEdge() && edge->src()->IsOp();
       pending = 1 + 2 * controls;
     }
-    frame.initial_pending.push_back(pending);
+    frame.initial_counts.push_back({pending, 0});
     frame.num_inputs.push_back(node->num_inputs());
+  }
+  edges_.reserve(graph_->out_edges.size());
+  for (const OutEdge& edge : graph_->out_edges) {
+    const NodeInfo& dst = node_info_[edge.dst];
+    edges_.push_back({edge.dst, dst.local, edge.dst_input, edge.src_output, dst.num_data_inputs,
+                      edge.last_use, dst.is_merge, dst.is_control_trigger});
   }
   return Status::OK();
 }
@@ -142,7 +148,7 @@ void FramePropagator::StartStep(StepData* step, NodeStack<TaggedNode>* roots) co
 }
 
 void FramePropagator::EndStep(StepData* step) const {
-  std::lock_guard<std::mutex> lock(step->mu);
+  std::lock_guard<PropagationLock> lock(step->mu);
   DeleteFrame(step, step->root);
   step->root = nullptr;
 }
@@ -161,8 +167,7 @@ FramePropagator::IterationState* FramePropagator::NewIteration(StepData* step, F
     for (size_t l = 0; l < info.num_inputs.size(); ++l) state->inputs[l].resize(info.num_inputs[l]);
   }
   state->iter = iter;
-  state->pending = info.initial_pending;
-  state->dead_count.assign(info.initial_pending.size(), 0);
+  state->counts = info.initial_counts;
   state->outstanding_ops = 0;
   state->outstanding_frames = 0;
   return state.release();
@@ -175,20 +180,20 @@ int FramePropagator::Activate(FrameState* frame, IterationState* iteration, int 
   const bool from_enter = node_info_[node].is_enter;
   int activated = 0;
   for (int e = item.out_begin; e < item.out_end; ++e) {
-    const OutEdge& edge = graph_->out_edges[e];
-    const NodeInfo& dst = node_info_[edge.dst];
+    const EdgeInfo& edge = edges_[e];
     const bool is_control = edge.src_output < 0;
     const bool live =
         !is_dead && !is_control && outputs != nullptr && HasValue(outputs[edge.src_output]);
-    int& pending = iteration->pending[dst.local];
-    int& dead = iteration->dead_count[dst.local];
+    PendingCounts& counts = iteration->counts[edge.dst_local];
+    int& pending = counts.pending;
+    int& dead = counts.dead;
     bool dst_dead = false;
     bool dst_ready = false;
     bool needs_input = false;
-    if (dst.is_merge) {
+    if (edge.dst_is_merge) {
       if (is_control) {
         pending -= 2;
-        dst_dead = dead == dst.num_data_inputs;
+        dst_dead = dead == edge.dst_num_data_inputs;
         dst_ready = pending == 0 || (pending == 1 && dst_dead);
       } else if (live) {
         // Only the first live input is kept and may start the Merge.
@@ -199,7 +204,7 @@ int FramePropagator::Activate(FrameState* frame, IterationState* iteration, int 
         // A dead Enter makes the Merge of a loop dead at once: its other
         // input, the back edge, never comes (a loop in an untaken branch).
         ++dead;
-        dst_dead = dead == dst.num_data_inputs || from_enter;
+        dst_dead = dead == edge.dst_num_data_inputs || from_enter;
         dst_ready = pending == 1 && dst_dead;
       }
     } else {
@@ -209,7 +214,7 @@ int FramePropagator::Activate(FrameState* frame, IterationState* iteration, int 
       needs_input = live;
     }
     if (needs_input) {
-      TensorValue& slot = iteration->inputs[dst.local][edge.dst_input];
+      TensorValue& slot = iteration->inputs[edge.dst_local][edge.dst_input];
       if (may_move && edge.last_use) {
         slot = std::move(outputs[edge.src_output]);
       } else {
@@ -217,7 +222,7 @@ int FramePropagator::Activate(FrameState* frame, IterationState* iteration, int 
       }
     }
     if (dst_ready) {
-      if (dst.is_control_trigger) dst_dead = false;
+      if (edge.dst_is_control_trigger) dst_dead = false;
       TaggedNode* tagged = ready->emplace();
       tagged->node = edge.dst;
       tagged->dead = dst_dead;
@@ -237,7 +242,7 @@ void FramePropagator::Propagate(StepData* step, const TaggedNode& tagged, Tensor
   const bool is_dead = tagged.dead;
   FrameState* frame = tagged.frame;
   IterationState* iteration = tagged.iteration;
-  std::lock_guard<std::mutex> lock(step->mu);
+  std::lock_guard<PropagationLock> lock(step->mu);
   if (info.is_enter) {
     FrameState* child = FindOrCreateChild(step, frame, iteration, node);
     if (info.is_constant_enter) {
@@ -343,9 +348,7 @@ bool FramePropagator::CleanupIterations(StepData* step, FrameState* frame,
     const int64_t iter = state->iter;
     frame->alive.pop_front();  // `state`: the oldest, since the one before is gone
     ++frame->first_alive;
-    for (std::vector<TensorValue>& inputs : state->inputs) {
-      for (TensorValue& value : inputs) value = TensorValue();
-    }
+    for (std::vector<TensorValue>& inputs : state->inputs) ReleaseValues(&inputs);
     step->spare[frame->static_frame].emplace_back(state);
     --frame->num_outstanding_iterations;
     // A slot is free: start the iteration a NextIteration had to defer.
@@ -378,9 +381,7 @@ void FramePropagator::DeleteFrame(StepData* step, FrameState* frame) const {
   if (frame == nullptr) return;
   for (auto& [key, child] : frame->children) DeleteFrame(step, child);
   for (IterationState* state : frame->alive) {
-    for (std::vector<TensorValue>& inputs : state->inputs) {
-      for (TensorValue& value : inputs) value = TensorValue();
-    }
+    for (std::vector<TensorValue>& inputs : state->inputs) ReleaseValues(&inputs);
     step->spare[frame->static_frame].emplace_back(state);
   }
   delete frame;

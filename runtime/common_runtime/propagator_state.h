@@ -26,15 +26,17 @@
 //   are alive at once: a NextIteration that would start one more waits until
 //   the oldest finishes. The Exits of a frame that end dead make their
 //   consumers in the parent dead once the frame is done.
-// All of one step's frame bookkeeping is guarded by one mutex.
+// All of one step's frame bookkeeping is guarded by one lock.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_PROPAGATOR_STATE_H_
 #define TENSORWEAVE_COMMON_RUNTIME_PROPAGATOR_STATE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -44,14 +46,40 @@
 namespace tensorweave {
 namespace executor_internal {
 
+// The lock around one step's frame bookkeeping. Each hold is one node's
+// propagation (a few hundred instructions), taken once per node run, so an
+// uncontended acquire must be cheap: one atomic exchange, where a
+// std::mutex costs ~60 instructions a lock/unlock pair. A waiter spins
+// briefly, then yields its core (the holder may have been descheduled).
+class PropagationLock {
+ public:
+  void lock() {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
+      while (locked_.load(std::memory_order_relaxed)) {
+        if (++spins > kSpinsBeforeYield) std::this_thread::yield();
+      }
+    }
+  }
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  static constexpr int kSpinsBeforeYield = 64;
+  std::atomic<bool> locked_{false};
+};
+
 class FramePropagator {
  public:
   struct FrameState;
 
+  // A node's counts in one iteration, side by side: Activate touches both.
+  struct PendingCounts {
+    int pending = 0;  // inputs still to come (for a Merge, see Initialize)
+    int dead = 0;     // inputs that came dead
+  };
+
   struct IterationState {
     int64_t iter = 0;
-    std::vector<int> pending;                      // per frame-local node
-    std::vector<int> dead_count;                   // per frame-local node
+    std::vector<PendingCounts> counts;             // per frame-local node
     std::vector<std::vector<TensorValue>> inputs;  // per frame-local node, per slot
     int outstanding_ops = 0;                       // nodes of this iteration ready or running
     int outstanding_frames = 0;                    // child frames started from this iteration
@@ -66,7 +94,7 @@ class FramePropagator {
   };
 
   struct StepData {
-    std::mutex mu;
+    PropagationLock mu;
     FrameState* root = nullptr;
     // Finished iterations, per static frame, reused by the next ones.
     std::vector<std::vector<std::unique_ptr<IterationState>>> spare;
@@ -103,8 +131,21 @@ class FramePropagator {
     std::string name;
     int parent = -1;
     int num_enters = 0;
-    std::vector<int> initial_pending;  // per frame-local node
-    std::vector<int> num_inputs;       // per frame-local node
+    std::vector<PendingCounts> initial_counts;  // per frame-local node
+    std::vector<int> num_inputs;                // per frame-local node
+  };
+  // What Activate needs of an out edge (parallel to ExecutorGraph::out_edges),
+  // in one place rather than spread over the edge and its destination's
+  // NodeInfo.
+  struct EdgeInfo {
+    int dst;
+    int dst_local;
+    int dst_input;
+    int src_output;  // Graph::kControlSlot for a control edge
+    int dst_num_data_inputs;
+    bool last_use;
+    bool dst_is_merge;
+    bool dst_is_control_trigger;
   };
   struct NodeInfo {
     int frame = 0;
@@ -142,6 +183,7 @@ class FramePropagator {
   const ExecutorGraph* graph_;
   std::vector<FrameInfo> frames_;  // frames_[0] is the root frame
   std::vector<NodeInfo> node_info_;
+  std::vector<EdgeInfo> edges_;
 };
 
 }  // namespace executor_internal

@@ -58,7 +58,18 @@ class BinaryArithOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    ComputeBinaryOp<T, T, EigenBinaryLoops<T, T, Expr>>(ctx, kCheapCycles);
+    using Loops = EigenBinaryLoops<T, T, Expr>;
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    if (x.dims() == 0 && y.dims() == 0) {
+      // Two scalars (a loop counter's i + 1): nothing to broadcast or split
+      // into blocks, which would cost more than the arithmetic.
+      Tensor* z = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, x.shape(), &z));
+      Loops::VectorVector(x.data<T>(), y.data<T>(), z->data<T>(), 1);
+      return;
+    }
+    ComputeBinaryOp<T, T, Loops>(ctx, kCheapCycles);
   }
 };
 

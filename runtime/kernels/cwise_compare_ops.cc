@@ -51,7 +51,18 @@ class CompareOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    ComputeBinaryOp<T, bool, EigenBinaryLoops<T, bool, Expr>>(ctx, kCheapCycles);
+    using Loops = EigenBinaryLoops<T, bool, Expr>;
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    if (x.dims() == 0 && y.dims() == 0) {
+      // Two scalars (a loop's i < n): nothing to broadcast or split into
+      // blocks, which would cost more than the comparison.
+      Tensor* z = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &z));
+      Loops::VectorVector(x.data<T>(), y.data<T>(), z->data<bool>(), 1);
+      return;
+    }
+    ComputeBinaryOp<T, bool, Loops>(ctx, kCheapCycles);
   }
 };
 
