@@ -157,6 +157,22 @@ def _softsign_grad(op, grad):
     )
 
 
+# For second derivatives (TensorFlow has none): z = g / (|f| + 1)^2, so
+# dz/dg = SoftsignGrad(1, f) and dz/df = -2 g sign(f) / (|f| + 1)^3.
+@RegisterGradient("SoftsignGrad")
+def _softsign_grad_grad(op, grad):
+    gradients, features = op.inputs
+    grad_gradients = make_op(
+        "SoftsignGrad", [grad, features], {"T": features.dtype.base_dtype}, "SoftsignGrad"
+    )
+    denominator = math_ops.add(math_ops.abs(features), _scalar(1, features))
+    slope = math_ops.realdiv(
+        math_ops.multiply(_scalar(-2, features), math_ops.sign(features)),
+        math_ops.multiply(math_ops.square(denominator), denominator),
+    )
+    return grad_gradients, math_ops.multiply(math_ops.multiply(grad, gradients), slope)
+
+
 # --- divisions -------------------------------------------------------------------------
 
 
