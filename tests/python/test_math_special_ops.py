@@ -460,3 +460,12 @@ def test_public_names():
     assert tf.nn.softsign is tf.math.softsign
     # As in TensorFlow 1.x, the remainders keep their namespaces.
     assert not hasattr(tf.math, "truncatemod") and not hasattr(tf, "xlogy")
+
+
+def test_python_numbers_take_the_tensor_dtype():
+    x = tf.constant([1.0, 2.0], dtype=tf.float64)
+    for output in (tf.atan2(1.0, x), tf.polygamma(1.0, x), tf.math.zeta(2.0, x)):
+        assert output.dtype == tf.float64
+    assert tf.atan2(x, 1.0).dtype == tf.float64
+    with pytest.raises(TypeError):
+        tf.atan2(tf.constant([1.0]), x)

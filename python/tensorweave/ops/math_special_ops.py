@@ -12,7 +12,7 @@ FloorMod (Python's %, math_ops.py); the C-style remainder is tf.truncatemod.
 
 from tensorweave.framework import ops
 from tensorweave.framework.api_export import tf_export
-from tensorweave.ops.op_builder import binary, make_op, unary
+from tensorweave.ops.op_builder import binary, convert_pair, make_op, unary
 
 
 @tf_export("sin", "math.sin")
@@ -74,8 +74,7 @@ def atanh(x, name=None):
 def atan2(y, x, name=None):
     """The angle of the point (x, y) in [-pi, pi] (note the order: y first)."""
     with ops.name_scope(name, "Atan2", [y, x]) as scope:
-        y = ops.convert_to_tensor(y, name="y")
-        x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+        y, x = convert_pair(y, x, "y", "x")
         return make_op("Atan2", [y, x], {"T": y.dtype.base_dtype}, scope)
 
 
@@ -105,8 +104,7 @@ def digamma(x, name=None):
 def polygamma(a, x, name=None):
     """The a-th derivative of digamma at x (a a whole number, as a float)."""
     with ops.name_scope(name, "Polygamma", [a, x]) as scope:
-        a = ops.convert_to_tensor(a, name="a")
-        x = ops.convert_to_tensor(x, dtype=a.dtype.base_dtype, name="x")
+        a, x = convert_pair(a, x, "a", "x")
         return make_op("Polygamma", [a, x], {"T": a.dtype.base_dtype}, scope)
 
 
@@ -114,8 +112,7 @@ def polygamma(a, x, name=None):
 def zeta(x, q, name=None):
     """The Hurwitz zeta function: sum over k >= 0 of (k + q)^-x."""
     with ops.name_scope(name, "Zeta", [x, q]) as scope:
-        x = ops.convert_to_tensor(x, name="x")
-        q = ops.convert_to_tensor(q, dtype=x.dtype.base_dtype, name="q")
+        x, q = convert_pair(x, q, "x", "q")
         return make_op("Zeta", [x, q], {"T": x.dtype.base_dtype}, scope)
 
 
