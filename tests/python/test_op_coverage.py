@@ -67,6 +67,15 @@ NO_WRAPPER = {
     "registers Div for GraphDefs written by TensorFlow",
     "Inv": "TensorFlow exposes Inv only as tf.raw_ops.Inv (tf.reciprocal builds Reciprocal); "
     "the runtime registers it for GraphDefs written by TensorFlow",
+    "ClipByValue": "TensorFlow 2.21's tf.clip_by_value builds Minimum and Maximum (so does "
+    "ours); the op is only tf.raw_ops.ClipByValue, registered for GraphDefs that contain it",
+    "Mod": "TensorFlow exposes Mod only as tf.raw_ops.Mod (tf.mod is FloorMod, tf.truncatemod "
+    "builds TruncateMod); the runtime registers it for GraphDefs written by TensorFlow",
+    **dict.fromkeys(
+        ("PreventGradient", "Snapshot"),
+        "internal to TensorFlow's Python (gen_array_ops, no tf.* name); the runtime registers "
+        "it for GraphDefs written by TensorFlow",
+    ),
     **dict.fromkeys(
         ("FusedBatchNorm", "FusedBatchNormV2"),
         "TensorFlow 2.x's Python builds only FusedBatchNormV3 (tf.nn.fused_batch_norm); the "
