@@ -89,7 +89,8 @@ FUZZ_CORPUS       := --corpus tests/fixtures/tf_graphs --corpus tests/fixtures/t
                      --corpus tests/fixtures/tf_logging \
                      --corpus tests/fixtures/tf_functions \
                      --corpus tests/fixtures/tf_batch_norm \
-                     --corpus tests/fixtures/tf_depthwise
+                     --corpus tests/fixtures/tf_depthwise \
+                     --corpus tests/fixtures/tf_math_special
 FUZZ_FLAGS         = $(if $(FUZZ_FINDINGS),--findings $(FUZZ_FINDINGS))
 
 .PHONY: all deps lib python lint test test-runtime test-c test-python test-fuzz test-interop fuzz \
