@@ -17,6 +17,7 @@ from tensorweave.ops.op_builder import make_op
 
 for _op_type in (
     "Shape",
+    "ShapeN",
     "Size",
     "Rank",
     "Range",
@@ -55,6 +56,12 @@ def _pass_through(op, grad):
 
 RegisterGradient("Identity")(_pass_through)
 RegisterGradient("PlaceholderWithDefault")(_pass_through)
+RegisterGradient("Snapshot")(_pass_through)
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return list(grads)
 
 
 @RegisterGradient("Reshape")

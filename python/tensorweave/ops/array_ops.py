@@ -263,11 +263,32 @@ def rank(input, name=None):
         return make_op("Rank", [input], {"T": input.dtype.base_dtype}, scope)
 
 
+def _make_multi_output_op(op_type, inputs, attrs, name):
+    """Creates `op_type` and returns the list of its outputs."""
+    graph = ops._graph_of(list(inputs)) or ops.get_default_graph()
+    return list(graph.create_op(op_type, [list(inputs)], attrs=attrs, name=name).outputs)
+
+
 @tf_export("shape_n")
 def shape_n(input, out_type=dtypes.int32, name=None):
-    """The shapes of several tensors (one Shape op each)."""
-    with ops.name_scope(name, "ShapeN", list(input)):
-        return [shape(t, out_type=out_type) for t in input]
+    """The shapes of several tensors, from one ShapeN op."""
+    with ops.name_scope(name, "ShapeN", list(input)) as scope:
+        values = [ops.convert_to_tensor(t) for t in input]
+        attrs = {
+            "N": len(values),
+            "T": values[0].dtype.base_dtype if values else dtypes.float32,
+            "out_type": dtypes.as_dtype(out_type),
+        }
+        return _make_multi_output_op("ShapeN", values, attrs, scope)
+
+
+@tf_export("identity_n")
+def identity_n(input, name=None):
+    """Each of `input` passed through one IdentityN op (the tensors may differ in dtype)."""
+    with ops.name_scope(name, "IdentityN", list(input)) as scope:
+        values = [ops.convert_to_tensor(t) for t in input]
+        attrs = {"T": [t.dtype.base_dtype for t in values]}
+        return _make_multi_output_op("IdentityN", values, attrs, scope)
 
 
 @tf_export("expand_dims")
