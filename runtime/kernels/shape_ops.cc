@@ -94,7 +94,8 @@ class ShapeOp : public CheapKernel {
  public:
   using CheapKernel::CheapKernel;
   void Compute(OpKernelContext* ctx) override {
-    for (int i = 0; i < ctx->num_inputs(); ++i) OP_REQUIRES_OK(ctx, WriteShape<Index>(ctx, i, output_type(i)));
+    for (int i = 0; i < ctx->num_inputs(); ++i)
+      OP_REQUIRES_OK(ctx, WriteShape<Index>(ctx, i, output_type(i)));
   }
 };
 

@@ -1,6 +1,7 @@
 // Array ops: constants, placeholders, identity (Identity, IdentityN,
 // Snapshot) and the ops that only move or describe elements (Reshape,
-// Shape, ShapeN, Transpose, Fill, ZerosLike, OnesLike). Attr names, defaults and type sets follow TensorFlow.
+// Shape, ShapeN, Transpose, Fill, ZerosLike, OnesLike). Attr names, defaults and type sets follow
+// TensorFlow.
 #include <algorithm>
 #include <vector>
 

@@ -67,6 +67,8 @@ NO_WRAPPER = {
     "registers Div for GraphDefs written by TensorFlow",
     "Inv": "TensorFlow exposes Inv only as tf.raw_ops.Inv (tf.reciprocal builds Reciprocal); "
     "the runtime registers it for GraphDefs written by TensorFlow",
+    "Snapshot": "TensorFlow exposes Snapshot only as tf.raw_ops.Snapshot (its graph optimizer "
+    "inserts it); the runtime registers it for GraphDefs written by TensorFlow",
     **dict.fromkeys(
         ("FusedBatchNorm", "FusedBatchNormV2"),
         "TensorFlow 2.x's Python builds only FusedBatchNormV3 (tf.nn.fused_batch_norm); the "

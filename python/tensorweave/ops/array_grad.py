@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes, tensor_util
 from tensorweave.framework.gradient_registry import NotDifferentiable, RegisterGradient
-from tensorweave.ops import array_ops, math_ops
+from tensorweave.ops import array_ops, constant_op, math_ops
 from tensorweave.ops.array_slicing import strided_slice
 from tensorweave.ops.op_builder import make_op
 
@@ -294,3 +294,67 @@ def _reverse_v2_grad(op, grad):
         ),
         None,
     )
+
+
+# --- scans, ranking and bands ------------------------------------------------------------
+
+NotDifferentiable("InTopKV2")
+NotDifferentiable("Unique")
+
+
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op, grad):
+    # Each x[j] enters every running sum at or after it: sum those
+    # gradients, i.e. scan the gradient the other way.
+    from tensorweave.ops.array_scan_ops import cumsum
+
+    return (
+        cumsum(
+            grad,
+            op.inputs[1],
+            exclusive=op.get_attr("exclusive"),
+            reverse=not op.get_attr("reverse"),
+        ),
+        None,
+    )
+
+
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    # d out[i] / d x[j] = out[i] / x[j] for every product containing x[j]
+    # (undefined at x[j] == 0, as in TensorFlow).
+    from tensorweave.ops.array_scan_ops import cumprod, cumsum
+
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    products = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    summed = cumsum(products * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return math_ops.truediv(summed, x), None
+
+
+@RegisterGradient("TopKV2")
+def _top_k_grad(op, grad, _indices_grad):
+    # Row r's chosen entries sit at r * columns + indices[r, j] of the
+    # flattened input; every other entry gets zero.
+    input_shape = array_ops.shape(op.inputs[0], out_type=dtypes.int64)
+    indices = array_ops.cast(op.outputs[1], dtypes.int64)
+    last = array_ops.size(input_shape) - 1
+    columns = array_ops.gather(input_shape, last)
+    k = array_ops.gather(array_ops.shape(indices, out_type=dtypes.int64), last)
+    rows_by_k = array_ops.reshape(
+        indices, array_ops.stack([constant_op.constant(-1, dtypes.int64), k])
+    )
+    row_count = array_ops.gather(array_ops.shape(rows_by_k, out_type=dtypes.int64), 0)
+    starts = array_ops.range(constant_op.constant(0, dtypes.int64), row_count * columns, columns)
+    flat_indices = array_ops.reshape(rows_by_k + array_ops.expand_dims(starts, -1), [-1])
+    scattered = array_ops.unsorted_segment_sum(
+        array_ops.reshape(grad, [-1]), flat_indices, math_ops.reduce_prod(input_shape)
+    )
+    return array_ops.reshape(scattered, input_shape), None
+
+
+@RegisterGradient("MatrixBandPart")
+def _matrix_band_part_grad(op, grad):
+    from tensorweave.ops.array_scan_ops import matrix_band_part
+
+    return matrix_band_part(grad, op.inputs[1], op.inputs[2]), None, None
