@@ -9,7 +9,7 @@ here only take dense gradients.
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_util
+from tensorweave.framework import dtypes, ops, tensor_util
 from tensorweave.framework.gradient_registry import NotDifferentiable, RegisterGradient
 from tensorweave.ops import array_ops, constant_op, math_ops
 from tensorweave.ops.array_slicing import strided_slice
@@ -358,3 +358,85 @@ def _matrix_band_part_grad(op, grad):
     from tensorweave.ops.array_scan_ops import matrix_band_part
 
     return matrix_band_part(grad, op.inputs[1], op.inputs[2]), None, None
+
+
+# --- index-row gathers and scatters, mirror padding, block moves ----------------------
+
+
+def _nd_ops():
+    from tensorweave.ops import array_nd_ops
+
+    return array_nd_ops
+
+
+@RegisterGradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    # Every gathered slice sends its gradient back to where it came from
+    # (rows naming one slice twice add up, as ScatterNd does).
+    params, indices = op.inputs
+    shape = array_ops.shape(params, out_type=indices.dtype)
+    return _nd_ops().scatter_nd(indices, grad, shape), None
+
+
+@RegisterGradient("ScatterNd")
+def _scatter_nd_grad(op, grad):
+    return None, _nd_ops().gather_nd(grad, op.inputs[0]), None
+
+
+@RegisterGradient("TensorScatterUpdate")
+def _tensor_scatter_update_grad(op, grad):
+    # Replaced slices do not reach the output: their gradient is zero.
+    indices, updates = op.inputs[1], op.inputs[2]
+    nd = _nd_ops()
+    tensor_grad = nd.tensor_scatter_update(grad, indices, array_ops.zeros_like(updates))
+    return tensor_grad, None, nd.gather_nd(grad, indices)
+
+
+@RegisterGradient("TensorScatterAdd")
+def _tensor_scatter_add_grad(op, grad):
+    return grad, None, _nd_ops().gather_nd(grad, op.inputs[1])
+
+
+@RegisterGradient("TensorScatterSub")
+def _tensor_scatter_sub_grad(op, grad):
+    return grad, None, math_ops.negative(_nd_ops().gather_nd(grad, op.inputs[1]))
+
+
+@RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    attrs = {
+        "T": grad.dtype.base_dtype,
+        "Tpaddings": op.inputs[1].dtype.base_dtype,
+        "mode": op.get_attr("mode"),
+    }
+    with ops.name_scope(None, "MirrorPadGrad", [grad]) as scope:
+        return make_op("MirrorPadGrad", [grad, op.inputs[1]], attrs, scope), None
+
+
+@RegisterGradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, grad):
+    return array_ops.pad(grad, op.inputs[1], mode=op.get_attr("mode").decode()), None
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op, grad):
+    return _nd_ops().depth_to_space(
+        grad, op.get_attr("block_size"), data_format=op.get_attr("data_format")
+    )
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op, grad):
+    return _nd_ops().space_to_depth(
+        grad, op.get_attr("block_size"), data_format=op.get_attr("data_format")
+    )
+
+
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op, grad):
+    return _nd_ops().batch_to_space_nd(grad, op.inputs[1], op.inputs[2]), None, None
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op, grad):
+    return _nd_ops().space_to_batch_nd(grad, op.inputs[1], op.inputs[2]), None, None

@@ -487,67 +487,20 @@ def tile(input, multiples, name=None):
         )
 
 
-def _mirror_pad(tensor, paddings, mode):
-    """REFLECT and SYMMETRIC padding from reversed strided slices and concats
-    (static paddings only); their gradients follow from those ops'."""
-    from tensorweave.ops.array_slicing import strided_slice
-
-    paddings = np.asarray(paddings, dtype=np.int64)
-    rank = tensor.shape.ndims
-    if (
-        paddings.ndim != 2
-        or paddings.shape[1] != 2
-        or (rank is not None and paddings.shape[0] != rank)
-    ):
-        raise ValueError(f"paddings must have shape [{rank}, 2], got {list(paddings.shape)}")
-    rank = paddings.shape[0]
-    edge = 1 if mode == "REFLECT" else 0  # REFLECT does not repeat the edge element
-    result = tensor
-    for d, (before, after) in enumerate(paddings.tolist()):
-        if before < 0 or after < 0:
-            raise ValueError(f"Paddings must be non-negative: {before} {after}")
-        size = tensor.shape.as_list()[d] if tensor.shape.ndims is not None else None
-        if size is not None and max(before, after) > size - edge:
-            raise ValueError(
-                f"paddings must be no greater than the dimension size minus {edge}"
-                f": {before}, {after} for dimension {d} of size {size}"
-            )
-        others = ((1 << rank) - 1) & ~(1 << d)
-
-        def backwards(start, stop, d=d, others=others, source=result):
-            # Dim d from `start` down to `stop` (exclusive; None: through 0).
-            begin, end, strides = [0] * rank, [0] * rank, [1] * rank
-            begin[d], end[d], strides[d] = start, 0 if stop is None else stop, -1
-            end_mask = others | (1 << d) if stop is None else others
-            return strided_slice(source, begin, end, strides, begin_mask=others, end_mask=end_mask)
-
-        pieces = []
-        if before:
-            pieces.append(backwards(before, 0) if edge else backwards(before - 1, None))
-        pieces.append(result)
-        if after:
-            pieces.append(backwards(-1 - edge, -1 - edge - after))
-        if len(pieces) > 1:
-            result = concat(pieces, d)
-    return result
-
-
 @tf_export("pad")
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """Pads with paddings[i] = [before, after] elements along dim i: the
     constant (CONSTANT), a mirror without the edge (REFLECT) or with it
-    (SYMMETRIC; the last two need static paddings)."""
+    (SYMMETRIC)."""
     mode = mode.upper()
     with ops.name_scope(name, "Pad", [tensor, paddings]) as scope:
         tensor = ops.convert_to_tensor(tensor, name="tensor")
-        if mode in ("REFLECT", "SYMMETRIC"):
-            if isinstance(paddings, ops.Tensor):
-                raise ValueError(f"{mode} padding needs static paddings")
-            return identity(_mirror_pad(tensor, paddings, mode), name=scope)
-        if mode != "CONSTANT":
+        if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
             raise ValueError(f"Unknown padding mode: {mode}")
         paddings = _index_tensor(paddings, "paddings")
         attrs = {"T": tensor.dtype.base_dtype, "Tpaddings": paddings.dtype}
+        if mode != "CONSTANT":
+            return make_op("MirrorPad", [tensor, paddings], {**attrs, "mode": mode}, scope)
         if not isinstance(constant_values, ops.Tensor) and np.all(np.asarray(constant_values) == 0):
             return make_op("Pad", [tensor, paddings], attrs, scope)
         constant_values = ops.convert_to_tensor(
