@@ -127,7 +127,9 @@ class MirrorPadGradOp : public OpKernel {
     for (int d = 0; d < grad.dims(); ++d) {
       const int64_t before = pads[2 * d], after = pads[2 * d + 1];
       OP_REQUIRES(
-          ctx, before >= 0 && after >= 0 && before + after <= grad.dim_size(d),
+          ctx,
+          before >= 0 && after >= 0 && before <= grad.dim_size(d) &&
+              after <= grad.dim_size(d) - before,
           errors::InvalidArgument("Paddings ", before, ", ", after, " of dim ", d,
                                   " must be non-negative and fit in its size ", grad.dim_size(d)));
       sizes[d] = grad.dim_size(d) - before - after;

@@ -170,10 +170,12 @@ class BatchToSpaceOp : public OpKernel {
       int64_t full;
       OP_REQUIRES(ctx, MultiplyWithoutOverflow(input.dim_size(k + 1), g.block[k], &full),
                   errors::InvalidArgument("spatial dim ", k, " overflows"));
-      const int64_t cropped = full - crops[2 * k] - crops[2 * k + 1];
+      // Both crops are non-negative: compare before subtracting (no overflow).
       OP_REQUIRES(
-          ctx, cropped >= 0,
-          errors::InvalidArgument("cropped_shape[", k, "]=", cropped, " must be non-negative"));
+          ctx, crops[2 * k] <= full && crops[2 * k + 1] <= full - crops[2 * k],
+          errors::InvalidArgument("cropped_shape[", k, "] must be non-negative: crops ",
+                                  crops[2 * k], ", ", crops[2 * k + 1], " exceed the size ", full));
+      const int64_t cropped = full - crops[2 * k] - crops[2 * k + 1];
       g.start.push_back(crops[2 * k]);
       g.space_sizes.push_back(cropped);
       g.batch_sizes.push_back(input.dim_size(k + 1));

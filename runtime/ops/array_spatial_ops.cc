@@ -4,6 +4,7 @@
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_def.h"
 #include "runtime/ops/array_shape_ops.h"
+#include "runtime/ops/checked_count.h"
 #include "runtime/ops/index_vector.h"
 #include "runtime/ops/type_lists.h"
 
@@ -60,7 +61,13 @@ Status MirrorPadShape(InferenceContext* c) {
     }
     const int64_t size = input.unknown_rank() ? -1 : input.dim_size(d);
     if (size < 0) continue;
-    dims[d] = size + kSign * (pads[2 * d] + pads[2 * d + 1]);
+    int64_t both = 0;
+    if (!AddWithoutOverflow(pads[2 * d], pads[2 * d + 1], &both) ||
+        (kSign > 0 && !AddWithoutOverflow(size, both, &dims[d]))) {
+      return c->Error("Paddings ", pads[2 * d], ", ", pads[2 * d + 1], " of dimension ", d,
+                      " are too large");
+    }
+    if (kSign < 0) dims[d] = size - both;
     // The size the mirror reflects: the input's, or the gradient's result.
     const int64_t mirrored = kSign > 0 ? size : dims[d];
     if (dims[d] < 0 || pads[2 * d] > mirrored - edge || pads[2 * d + 1] > mirrored - edge) {
@@ -108,17 +115,74 @@ Status SpaceDepthShape(InferenceContext* c) {
   return SetOutputDims(c, 0, dims);
 }
 
-// SpaceToBatchND and BatchToSpaceND: the batch and the block-shaped dims
-// change; the shapes are known when input, block_shape and the paddings
-// (crops) all are, and the kernels check every value.
+// SpaceToBatchND (kToBatch) and BatchToSpaceND: the batch and the
+// block-shaped dims change, each known when its input dim, block_shape and
+// the paddings (crops) are; the kernels check every value again.
+template <bool kToBatch>
 Status SpaceBatchShape(InferenceContext* c) {
-  PartialTensorShape block_shape, paddings;
+  PartialTensorShape block_shape, pads_shape;
   TW_RETURN_IF_ERROR(c->WithRank(1, 1, &block_shape));
-  TW_RETURN_IF_ERROR(c->WithRank(2, 2, &paddings));
+  TW_RETURN_IF_ERROR(c->WithRank(2, 2, &pads_shape));
   const PartialTensorShape& input = c->input(0);
-  c->set_output(0, input.unknown_rank() ? PartialTensorShape()
-                                        : PartialTensorShape::UnknownDims(input.dims()));
-  return Status::OK();
+  if (input.unknown_rank()) {
+    c->set_output(0, PartialTensorShape());
+    return Status::OK();
+  }
+  std::vector<int64_t> dims(input.dims(), -1);
+  std::vector<int64_t> block, pads;
+  bool known = false;
+  TW_RETURN_IF_ERROR(array_shape_fns::KnownValues(c, 1, "block_shape", &block, &known));
+  if (known) TW_RETURN_IF_ERROR(KnownPaddings(c, 2, &pads));
+  if (!known || pads.size() != 2 * block.size()) return SetOutputDims(c, 0, dims);
+  const int m = static_cast<int>(block.size());
+  if (input.dims() < 1 + m) {
+    return c->Error("input rank should be >= ", 1 + m, " instead of ", input.dims());
+  }
+  int64_t block_count = 1;
+  for (int k = 0; k < m; ++k) {
+    if (block[k] < 1) return c->Error("All values in block_shape must be positive, got ", block[k]);
+    if (pads[2 * k] < 0 || pads[2 * k + 1] < 0) {
+      return c->Error("Paddings and crops must be non-negative, got ", pads[2 * k], ", ",
+                      pads[2 * k + 1]);
+    }
+    if (!MultiplyWithoutOverflow(block_count, block[k], &block_count)) {
+      return c->Error("The product of block_shape overflows");
+    }
+  }
+  const int64_t batch = input.dim_size(0);
+  if (kToBatch) {
+    if (batch >= 0 && !MultiplyWithoutOverflow(batch, block_count, &dims[0])) {
+      return c->Error("The output batch overflows");
+    }
+  } else if (batch >= 0) {
+    if (batch % block_count != 0) {
+      return c->Error("Input batch dimension (", batch,
+                      ") is not divisible by product of block sizes (", block_count, ")");
+    }
+    dims[0] = batch / block_count;
+  }
+  for (int k = 0; k < m; ++k) {
+    const int64_t size = input.dim_size(k + 1);
+    if (size < 0) continue;
+    int64_t both = 0, full = 0;
+    if (!AddWithoutOverflow(pads[2 * k], pads[2 * k + 1], &both)) {
+      return c->Error("Paddings or crops of dimension ", k, " are too large");
+    }
+    if (kToBatch) {
+      if (!AddWithoutOverflow(size, both, &full) || full % block[k] != 0) {
+        return c->Error("padded_shape[", k, "] is not divisible by block_shape[", k,
+                        "]=", block[k]);
+      }
+      dims[k + 1] = full / block[k];
+    } else {
+      if (!MultiplyWithoutOverflow(size, block[k], &full) || full < both) {
+        return c->Error("cropped_shape[", k, "] must be non-negative");
+      }
+      dims[k + 1] = full - both;
+    }
+  }
+  for (int d = m + 1; d < input.dims(); ++d) dims[d] = input.dim_size(d);
+  return SetOutputDims(c, 0, dims);
 }
 
 }  // namespace
@@ -175,7 +239,7 @@ REGISTER_OP("SpaceToBatchND")
     .Attr("T: {" TW_PLAIN_TYPES "}")
     .Attr("Tblock_shape: {" TW_INDEX_TYPES "} = DT_INT32")
     .Attr("Tpaddings: {" TW_INDEX_TYPES "} = DT_INT32")
-    .SetShapeFn(SpaceBatchShape)
+    .SetShapeFn(SpaceBatchShape<true>)
     .Doc(
         "Zero-pads the spatial dims, splits them into blocks and moves the block offsets into "
         "the batch dimension.");
@@ -188,7 +252,7 @@ REGISTER_OP("BatchToSpaceND")
     .Attr("T: {" TW_PLAIN_TYPES "}")
     .Attr("Tblock_shape: {" TW_INDEX_TYPES "} = DT_INT32")
     .Attr("Tcrops: {" TW_INDEX_TYPES "} = DT_INT32")
-    .SetShapeFn(SpaceBatchShape)
+    .SetShapeFn(SpaceBatchShape<false>)
     .Doc("SpaceToBatchND's inverse: batch blocks back into the spatial dims, then cropped.");
 
 }  // namespace tensorweave
