@@ -1,5 +1,5 @@
-// TopKV2 (the k largest entries of each last-dimension row, with their
-// indices) and InTopKV2 (whether a target class is among a row's k
+// TopKV2 and TopK (the k largest entries of each last-dimension row, with their
+// indices) and InTopKV2 and InTopK (whether a target class is among a row's k
 // largest predictions).
 #include <algorithm>
 #include <cmath>
@@ -23,14 +23,34 @@ Status ReadScalar(const Tensor& tensor, const char* what, int64_t* value) {
   return Status::OK();
 }
 
+// k is input 1 (TopKV2, InTopKV2's input 2) or the attr "k" (TensorFlow
+// 1.x's TopK and InTopK, which have one input less).
+class KFromInputOrAttr {
+ public:
+  KFromInputOrAttr(OpKernelConstruction* c, int input) : input_(input) {
+    if (c->num_inputs() <= input) OP_REQUIRES_OK(c, c->GetAttr("k", &attr_k_));
+  }
+  Status Read(OpKernelContext* ctx, int64_t* k) const {
+    if (ctx->num_inputs() <= input_) {
+      *k = attr_k_;
+      return Status::OK();
+    }
+    return ReadScalar(ctx->input(input_), "k", k);
+  }
+
+ private:
+  int input_;
+  int64_t attr_k_ = 0;
+};
+
 template <typename T>
 class TopKOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit TopKOp(OpKernelConstruction* c) : OpKernel(c), k_(c, 1) {}
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     int64_t k;
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx->input(1), "k", &k));
+    OP_REQUIRES_OK(ctx, k_.Read(ctx, &k));
     OP_REQUIRES(ctx, k >= 0, errors::InvalidArgument("Need k >= 0, got ", k));
     OP_REQUIRES(
         ctx, input.dims() >= 1,
@@ -72,17 +92,20 @@ class TopKOp : public OpKernel {
                   }
                 });
   }
+
+ private:
+  KFromInputOrAttr k_;
 };
 
 template <typename Index>
 class InTopKOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit InTopKOp(OpKernelConstruction* c) : OpKernel(c), k_(c, 2) {}
   void Compute(OpKernelContext* ctx) override {
     const Tensor& predictions = ctx->input(0);
     const Tensor& targets = ctx->input(1);
     int64_t k;
-    OP_REQUIRES_OK(ctx, ReadScalar(ctx->input(2), "k", &k));
+    OP_REQUIRES_OK(ctx, k_.Read(ctx, &k));
     OP_REQUIRES(ctx, predictions.dims() == 2,
                 errors::InvalidArgument("predictions must be 2-dimensional, got shape ",
                                         predictions.shape().DebugString()));
@@ -112,9 +135,14 @@ class InTopKOp : public OpKernel {
       in_top[b] = larger < k;
     }
   }
+
+ private:
+  KFromInputOrAttr k_;
 };
 
-#define TW_REGISTER_TOP_K(T) TW_REGISTER_CPU_KERNEL("TopKV2", T, TopKOp<T>);
+#define TW_REGISTER_TOP_K(T)                      \
+  TW_REGISTER_CPU_KERNEL("TopKV2", T, TopKOp<T>); \
+  TW_REGISTER_CPU_KERNEL("TopK", T, TopKOp<T>);
 TW_FOR_EACH_REAL_NUMBER(TW_REGISTER_TOP_K)
 TW_REGISTER_TOP_K(uint8_t)
 TW_REGISTER_TOP_K(int8_t)
@@ -125,6 +153,8 @@ TW_REGISTER_TOP_K(uint64_t)
 #undef TW_REGISTER_TOP_K
 TW_REGISTER_CPU_KERNEL("InTopKV2", int32_t, InTopKOp<int32_t>);
 TW_REGISTER_CPU_KERNEL("InTopKV2", int64_t, InTopKOp<int64_t>);
+TW_REGISTER_CPU_KERNEL("InTopK", int32_t, InTopKOp<int32_t>);
+TW_REGISTER_CPU_KERNEL("InTopK", int64_t, InTopKOp<int64_t>);
 
 }  // namespace
 }  // namespace tensorweave

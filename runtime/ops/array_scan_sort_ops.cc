@@ -1,5 +1,5 @@
 // Ops that scan, rank or deduplicate elements: Cumsum, Cumprod, TopKV2,
-// InTopKV2, Unique and MatrixBandPart. Names, attrs and defaults follow
+// TopK, InTopKV2, InTopK, Unique and MatrixBandPart. Names, attrs and defaults follow
 // TensorFlow; the dtype sets are the ones the kernels in
 // runtime/kernels/scan_ops.cc, topk_op.cc and unique_op.cc run.
 #include "runtime/framework/node_def_util.h"
@@ -25,15 +25,22 @@ Status ScanShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// TopKV2: values and indices are input's shape with the last dim k.
+// TopKV2 (k an input) and TopK (k an attr): values and indices are
+// input's shape with the last dim k.
 Status TopKShape(InferenceContext* c) {
   PartialTensorShape input;
   TW_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1, &input));
-  PartialTensorShape unused;
-  TW_RETURN_IF_ERROR(c->WithRank(1, 0, &unused));
   std::vector<int64_t> k;
   bool known = false;
-  TW_RETURN_IF_ERROR(KnownValues(c, 1, "k", &k, &known));
+  if (c->num_inputs() > 1) {
+    PartialTensorShape unused;
+    TW_RETURN_IF_ERROR(c->WithRank(1, 0, &unused));
+    TW_RETURN_IF_ERROR(KnownValues(c, 1, "k", &k, &known));
+  } else {
+    k.resize(1);
+    TW_RETURN_IF_ERROR(c->GetAttr("k", &k[0]));
+    known = true;
+  }
   if (known && k[0] < 0) return c->Error("Need k >= 0, got ", k[0]);
   if (input.unknown_rank()) {
     c->set_output(0, PartialTensorShape());
@@ -55,7 +62,7 @@ Status InTopKShape(InferenceContext* c) {
   PartialTensorShape predictions, targets, unused;
   TW_RETURN_IF_ERROR(c->WithRank(0, 2, &predictions));
   TW_RETURN_IF_ERROR(c->WithRank(1, 1, &targets));
-  TW_RETURN_IF_ERROR(c->WithRank(2, 0, &unused));
+  if (c->num_inputs() > 2) TW_RETURN_IF_ERROR(c->WithRank(2, 0, &unused));
   int64_t batch = predictions.unknown_rank() ? -1 : predictions.dim_size(0);
   const int64_t target_batch = targets.unknown_rank() ? -1 : targets.dim_size(0);
   if (batch >= 0 && target_batch >= 0 && batch != target_batch) {
@@ -121,6 +128,17 @@ REGISTER_OP("TopKV2")
         "The k largest entries of each last-dimension row, largest first (equal values: lower "
         "index first), and their indices.");
 
+// TensorFlow 1.x's TopK: k is an attr.
+REGISTER_OP("TopK")
+    .Input("input: T")
+    .Output("values: T")
+    .Output("indices: int32")
+    .Attr("k: int >= 0")
+    .Attr("sorted: bool = true")
+    .Attr("T: {" TW_ORDERED_TYPES "}")
+    .SetShapeFn(TopKShape)
+    .Doc("TopKV2 with k fixed in the graph (GraphDefs from TensorFlow 1.x).");
+
 REGISTER_OP("InTopKV2")
     .Input("predictions: float")
     .Input("targets: T")
@@ -131,6 +149,16 @@ REGISTER_OP("InTopKV2")
     .Doc(
         "Whether each target's prediction is among its row's k largest (ties count in its "
         "favour; a non-finite prediction or an out-of-range target is false).");
+
+// TensorFlow 1.x's InTopK: k is an attr.
+REGISTER_OP("InTopK")
+    .Input("predictions: float")
+    .Input("targets: T")
+    .Output("precision: bool")
+    .Attr("k: int")
+    .Attr("T: {" TW_INDEX_TYPES "} = DT_INT32")
+    .SetShapeFn(InTopKShape)
+    .Doc("InTopKV2 with k fixed in the graph (GraphDefs from TensorFlow 1.x).");
 
 REGISTER_OP("Unique")
     .Input("x: T")

@@ -252,3 +252,13 @@ def test_space_batch_gradients():
     check_gradients(
         lambda v: tf.batch_to_space_nd(v, [2], [[1, 0]]), [RNG.standard_normal((4, 2, 3))]
     )
+
+
+def test_tf1_space_to_batch_with_a_square_block():
+    x = RNG.standard_normal((1, 4, 4, 2))
+    with tf.Graph().as_default():
+        batched = tf.space_to_batch(x, [[0, 0], [0, 0]], block_size=2)
+        back = tf.batch_to_space(batched, [[0, 0], [0, 0]], block_size=2)
+        got, got_back = run([batched, back])
+    np.testing.assert_array_equal(got, _numpy_space_to_batch(x, [2, 2], [[0, 0], [0, 0]]))
+    np.testing.assert_array_equal(got_back, x)

@@ -189,3 +189,26 @@ def test_matrix_band_part_bound_past_rows_and_gradient():
         with pytest.raises(tf.errors.InvalidArgumentError, match="num_lower must be negative"):
             run(band, {x: np.zeros((3, 3), np.float32), lower: 4})
     check_gradients(lambda v: tf.matrix_band_part(v, 1, 0), [RNG.standard_normal((3, 4))])
+
+
+def test_tf1_top_k_and_in_top_k_with_k_as_an_attr():
+    # GraphDefs from TensorFlow 1.x carry TopK and InTopK (k an attr).
+    graph_def = tf.GraphDef()
+    x = graph_def.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = tf.float32.as_datatype_enum
+    t = graph_def.node.add(name="t", op="Placeholder")
+    t.attr["dtype"].type = tf.int32.as_datatype_enum
+    top = graph_def.node.add(name="top", op="TopK", input=["x"])
+    top.attr["T"].type = tf.float32.as_datatype_enum
+    top.attr["k"].i = 2
+    hit = graph_def.node.add(name="hit", op="InTopK", input=["x", "t"])
+    hit.attr["k"].i = 1
+    with tf.Graph().as_default() as graph:
+        tf.import_graph_def(graph_def, name="")
+        (grad,) = tf.gradients(graph.get_tensor_by_name("top:0"), [graph.get_tensor_by_name("x:0")])
+        feeds = {"x:0": [[1.0, 4.0, 2.0], [3.0, 0.0, 3.0]], "t:0": [1, 2]}
+        values, indices, hits, g = run(["top:0", "top:1", "hit:0", grad], feeds)
+    np.testing.assert_array_equal(values, [[4, 2], [3, 3]])
+    np.testing.assert_array_equal(indices, [[1, 2], [0, 2]])
+    np.testing.assert_array_equal(hits, [True, True])
+    np.testing.assert_array_equal(g, [[0, 1, 1], [1, 0, 1]])

@@ -67,6 +67,12 @@ NO_WRAPPER = {
     "registers Div for GraphDefs written by TensorFlow",
     "Inv": "TensorFlow exposes Inv only as tf.raw_ops.Inv (tf.reciprocal builds Reciprocal); "
     "the runtime registers it for GraphDefs written by TensorFlow",
+    **dict.fromkeys(
+        ("TopK", "InTopK"),
+        "TensorFlow 2.x's Python builds only TopKV2 and InTopKV2 (tf.nn.top_k, tf.nn.in_top_k); "
+        "the runtime registers the versions with k as an attr for GraphDefs written by "
+        "TensorFlow 1.x",
+    ),
     "Snapshot": "TensorFlow exposes Snapshot only as tf.raw_ops.Snapshot (its graph optimizer "
     "inserts it); the runtime registers it for GraphDefs written by TensorFlow",
     **dict.fromkeys(

@@ -299,6 +299,7 @@ def _reverse_v2_grad(op, grad):
 # --- scans, ranking and bands ------------------------------------------------------------
 
 NotDifferentiable("InTopKV2")
+NotDifferentiable("InTopK")
 NotDifferentiable("Unique")
 
 
@@ -332,6 +333,7 @@ def _cumprod_grad(op, grad):
     return math_ops.truediv(summed, x), None
 
 
+@RegisterGradient("TopK")
 @RegisterGradient("TopKV2")
 def _top_k_grad(op, grad, _indices_grad):
     # Row r's chosen entries sit at r * columns + indices[r, j] of the
@@ -350,7 +352,9 @@ def _top_k_grad(op, grad, _indices_grad):
     scattered = array_ops.unsorted_segment_sum(
         array_ops.reshape(grad, [-1]), flat_indices, math_ops.reduce_prod(input_shape)
     )
-    return array_ops.reshape(scattered, input_shape), None
+    input_grad = array_ops.reshape(scattered, input_shape)
+    # TopKV2 has k as input 1 (no gradient); TensorFlow 1.x's TopK has one input.
+    return [input_grad] + [None] * (len(op.inputs) - 1)
 
 
 @RegisterGradient("MatrixBandPart")

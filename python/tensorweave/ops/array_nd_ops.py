@@ -117,3 +117,26 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
 def batch_to_space_nd(input, block_shape, crops, name=None):
     """space_to_batch_nd's inverse, with crops [M, 2] removed afterwards."""
     return _space_batch("BatchToSpaceND", input, block_shape, crops, "Tcrops", name)
+
+
+@tf_export("space_to_batch")
+def space_to_batch(input, paddings, block_size=None, name=None, block_shape=None):
+    """TensorFlow 1.x's 4-D form: space_to_batch_nd over H and W with a
+    square block of block_size (or block_shape)."""
+    block_shape = _square_block(block_size, block_shape)
+    return space_to_batch_nd(input, block_shape, paddings, name=name or "SpaceToBatchND")
+
+
+@tf_export("batch_to_space")
+def batch_to_space(input, crops, block_size=None, name=None, block_shape=None):
+    """TensorFlow 1.x's 4-D form of batch_to_space_nd (square block)."""
+    block_shape = _square_block(block_size, block_shape)
+    return batch_to_space_nd(input, block_shape, crops, name=name or "BatchToSpaceND")
+
+
+def _square_block(block_size, block_shape):
+    if block_shape is not None:
+        return block_shape
+    if block_size is None:
+        raise ValueError("block_size or block_shape is required")
+    return [int(block_size), int(block_size)]
