@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/kernel_util.h"
@@ -43,6 +44,19 @@ class KFromInputOrAttr {
   int64_t attr_k_ = 0;
 };
 
+// Whether row[a] ranks before row[b]: larger first, equal values by lower
+// index, and NaN above every number (a strict weak order even with NaNs,
+// which std::partial_sort needs).
+template <typename T>
+bool RanksBefore(const T* row, int64_t a, int64_t b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool a_nan = std::isnan(row[a]), b_nan = std::isnan(row[b]);
+    if (a_nan || b_nan) return a_nan != b_nan ? a_nan : a < b;
+  }
+  if (row[a] != row[b]) return row[a] > row[b];
+  return a < b;
+}
+
 template <typename T>
 class TopKOp : public OpKernel {
  public:
@@ -76,10 +90,7 @@ class TopKOp : public OpKernel {
                   for (int64_t r = begin; r < end; ++r) {
                     const T* row = in + r * columns;
                     std::iota(order.begin(), order.end(), int64_t{0});
-                    // Larger first; equal values keep the lower index first.
-                    auto before = [row](int64_t a, int64_t b) {
-                      return row[a] > row[b] || (!(row[b] > row[a]) && a < b);
-                    };
+                    auto before = [row](int64_t a, int64_t b) { return RanksBefore(row, a, b); };
                     std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
                     for (int64_t j = 0; j < k; ++j) {
                       values->data<T>()[r * k + j] = row[order[j]];

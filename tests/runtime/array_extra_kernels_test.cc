@@ -60,6 +60,13 @@ TEST(ArrayExtraKernels, TopKTiesAndBadK) {
               "input must be >= 1-D");
 }
 
+TEST(ArrayExtraKernels, TopKRanksNanAboveNumbers) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  KernelRunner run(NodeBuilder("TopKV2").Attr("T", DT_FLOAT).Build());
+  TW_ASSERT_OK(run.Compute({Vector<float>({1, nan, 2, nan, 0}), Scalar<int32_t>(5)}));
+  ExpectValues<int32_t>(run.output(1), {5}, {1, 3, 2, 0, 4});
+}
+
 TEST(ArrayExtraKernels, InTopKIgnoresOutOfRangeTargets) {
   KernelRunner run(NodeBuilder("InTopKV2").Attr("T", DT_INT64).Build());
   TW_ASSERT_OK(run.Compute(
