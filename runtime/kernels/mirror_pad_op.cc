@@ -58,23 +58,31 @@ Status BuildMirrorMaps(const std::vector<int64_t>& sizes, const std::vector<int6
   return Status::OK();
 }
 
-// Calls visit(padded_offset, source_offset) for every padded element in
-// row-major order.
+// Calls visit(padded_offset, source_offset, run) for every run of `run`
+// contiguous elements of the padded tensor, in row-major order: trailing
+// dims without padding are contiguous in both tensors and move whole
+// (the channels of an NHWC image padded in H and W).
 template <typename Visit>
 void ForEachMirrored(const MirrorMaps& maps, const std::vector<int64_t>& source_sizes,
                      Visit&& visit) {
-  const int rank = static_cast<int>(maps.size());
-  std::vector<int64_t> strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * source_sizes[d + 1];
+  int outer_rank = static_cast<int>(maps.size());
+  int64_t run = 1;
+  while (outer_rank > 0 &&
+         static_cast<int64_t>(maps[outer_rank - 1].size()) == source_sizes[outer_rank - 1]) {
+    --outer_rank;
+    run *= source_sizes[outer_rank];
+  }
+  std::vector<int64_t> strides(outer_rank, run);
+  for (int d = outer_rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * source_sizes[d + 1];
   int64_t total = 1;
-  for (const auto& map : maps) total *= static_cast<int64_t>(map.size());
-  if (total == 0) return;
-  std::vector<int64_t> at(rank, 0);
+  for (int d = 0; d < outer_rank; ++d) total *= static_cast<int64_t>(maps[d].size());
+  if (total == 0 || run == 0) return;
+  std::vector<int64_t> at(outer_rank, 0);
   for (int64_t out = 0; out < total; ++out) {
     int64_t source = 0;
-    for (int d = 0; d < rank; ++d) source += maps[d][at[d]] * strides[d];
-    visit(out, source);
-    for (int d = rank - 1; d >= 0; --d) {
+    for (int d = 0; d < outer_rank; ++d) source += maps[d][at[d]] * strides[d];
+    visit(out * run, source, run);
+    for (int d = outer_rank - 1; d >= 0; --d) {
       if (++at[d] < static_cast<int64_t>(maps[d].size())) break;
       at[d] = 0;
     }
@@ -102,8 +110,8 @@ class MirrorPadOp : public OpKernel {
     const size_t bytes = DataTypeSize(input.dtype());
     const char* from = static_cast<const char*>(input.raw_data());
     char* to = static_cast<char*>(out->raw_data());
-    ForEachMirrored(maps, sizes, [&](int64_t padded, int64_t source) {
-      std::memcpy(to + padded * bytes, from + source * bytes, bytes);
+    ForEachMirrored(maps, sizes, [&](int64_t padded, int64_t source, int64_t run) {
+      std::memcpy(to + padded * bytes, from + source * bytes, run * bytes);
     });
   }
 
@@ -143,8 +151,9 @@ class MirrorPadGradOp : public OpKernel {
     T* sums = out->data<T>();
     std::fill(sums, sums + out->NumElements(), T(0));
     const T* in = grad.data<T>();
-    ForEachMirrored(maps, sizes, [&](int64_t padded, int64_t source) {
-      sums[source] = WrappingAdd(sums[source], in[padded]);
+    ForEachMirrored(maps, sizes, [&](int64_t padded, int64_t source, int64_t run) {
+      for (int64_t i = 0; i < run; ++i)
+        sums[source + i] = WrappingAdd(sums[source + i], in[padded + i]);
     });
   }
 

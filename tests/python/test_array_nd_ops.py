@@ -134,6 +134,28 @@ def test_mirror_pad_matches_numpy_with_runtime_paddings(mode):
     np.testing.assert_array_equal(got, np.pad(x, pads, mode.lower()))
 
 
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+@pytest.mark.parametrize(
+    "pads",
+    [[[0, 0], [2, 1], [1, 2], [0, 0]], [[1, 1], [0, 0], [0, 0], [0, 0]], [[0, 0]] * 4],
+    ids=["image", "outer_only", "none"],
+)
+def test_mirror_pad_moves_unpadded_trailing_dims_whole(mode, pads):
+    # Trailing dims without padding are copied (and summed back) as runs.
+    x = RNG.standard_normal((2, 3, 4, 5))
+    with tf.Graph().as_default():
+        v = tf.constant(x)
+        y = tf.pad(v, pads, mode)
+        weights = RNG.standard_normal(np.pad(x, pads).shape)
+        (g,) = tf.gradients(y, [v], grad_ys=[tf.constant(weights)])
+        got, got_grad = run([y, g])
+    np.testing.assert_array_equal(got, np.pad(x, pads, mode.lower()))
+    positions = np.pad(np.arange(x.size).reshape(x.shape), pads, mode.lower())
+    expected_grad = np.zeros(x.size)
+    np.add.at(expected_grad, positions.reshape(-1), weights.reshape(-1))
+    np.testing.assert_allclose(got_grad, expected_grad.reshape(x.shape))
+
+
 def test_mirror_pad_too_large_paddings_are_invalid_argument():
     with tf.Graph().as_default():
         paddings = tf.placeholder(tf.int32, [2, 2])
