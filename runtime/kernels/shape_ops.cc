@@ -1,6 +1,7 @@
 // Kernels that only describe a tensor or give its buffer a new shape:
-// Reshape, ExpandDims and Squeeze (share the input buffer), Shape, Size,
-// Rank, StopGradient (passes its input through) and InvertPermutation.
+// Reshape, ExpandDims and Squeeze (share the input buffer), Shape, ShapeN,
+// Size, Rank, StopGradient and IdentityN (pass their inputs through),
+// Snapshot (copies) and InvertPermutation.
 #include <limits>
 #include <vector>
 
@@ -70,22 +71,46 @@ class ReshapeOp : public CheapKernel {
   }
 };
 
+// Writes the shape of input i into output i as Index values.
+template <typename Index>
+Status WriteShape(OpKernelContext* ctx, int i, DataType out_type) {
+  const TensorShape& shape = ctx->input(i).shape();
+  Tensor* out = nullptr;
+  TW_RETURN_IF_ERROR(ctx->allocate_output(i, TensorShape({shape.dims()}), &out));
+  for (int d = 0; d < shape.dims(); ++d) {
+    const int64_t size = shape.dim_size(d);
+    if (size > std::numeric_limits<Index>::max()) {
+      return errors::InvalidArgument("Shape output type is ", DataTypeString(out_type),
+                                     " but dimension ", d, " of input ", i, " is ", size);
+    }
+    out->data<Index>()[d] = static_cast<Index>(size);
+  }
+  return Status::OK();
+}
+
+// Shape (one input) and ShapeN (N inputs, one output each).
 template <typename Index>
 class ShapeOp : public CheapKernel {
  public:
   using CheapKernel::CheapKernel;
   void Compute(OpKernelContext* ctx) override {
-    const TensorShape& shape = ctx->input(0).shape();
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({shape.dims()}), &out));
-    for (int i = 0; i < shape.dims(); ++i) {
-      const int64_t size = shape.dim_size(i);
-      OP_REQUIRES(ctx, size <= std::numeric_limits<Index>::max(),
-                  errors::InvalidArgument("Shape output type is ", DataTypeString(output_type(0)),
-                                          " but dimension ", i, " is ", size));
-      out->data<Index>()[i] = static_cast<Index>(size);
-    }
+    for (int i = 0; i < ctx->num_inputs(); ++i)
+      OP_REQUIRES_OK(ctx, WriteShape<Index>(ctx, i, output_type(i)));
   }
+};
+
+class IdentityNOp : public CheapKernel {
+ public:
+  using CheapKernel::CheapKernel;
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) ctx->set_output(i, ctx->input(i));
+  }
+};
+
+class SnapshotOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0).DeepCopy()); }
 };
 
 // Gives output 0 the input's buffer under `shape`.
@@ -226,6 +251,12 @@ REGISTER_KERNEL_BUILDER(Name("Shape").Device(DEVICE_CPU).TypeConstraint<int32_t>
                         ShapeOp<int32_t>);
 REGISTER_KERNEL_BUILDER(Name("Shape").Device(DEVICE_CPU).TypeConstraint<int64_t>("out_type"),
                         ShapeOp<int64_t>);
+REGISTER_KERNEL_BUILDER(Name("ShapeN").Device(DEVICE_CPU).TypeConstraint<int32_t>("out_type"),
+                        ShapeOp<int32_t>);
+REGISTER_KERNEL_BUILDER(Name("ShapeN").Device(DEVICE_CPU).TypeConstraint<int64_t>("out_type"),
+                        ShapeOp<int64_t>);
+REGISTER_KERNEL_BUILDER(Name("IdentityN").Device(DEVICE_CPU), IdentityNOp);
+REGISTER_KERNEL_BUILDER(Name("Snapshot").Device(DEVICE_CPU), SnapshotOp);
 
 }  // namespace
 }  // namespace tensorweave

@@ -1,6 +1,7 @@
-// Array ops: constants, placeholders, identity and the ops that only move
-// or describe elements (Reshape, Shape, Transpose, Fill, ZerosLike,
-// OnesLike). Attr names, defaults and type sets follow TensorFlow.
+// Array ops: constants, placeholders, identity (Identity, IdentityN,
+// Snapshot) and the ops that only move or describe elements (Reshape,
+// Shape, ShapeN, Transpose, Fill, ZerosLike, OnesLike). Attr names, defaults and type sets follow
+// TensorFlow.
 #include <algorithm>
 #include <vector>
 
@@ -109,6 +110,23 @@ Status ShapeShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// ShapeN: output i is the shape of input i, as ShapeShape gives it.
+Status ShapeNShape(InferenceContext* c) {
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const int rank = c->input(i).dims();
+    PartialTensorShape out = PartialTensorShape::UnknownDims(1);
+    if (rank >= 0) TW_RETURN_IF_ERROR(PartialTensorShape::Build({rank}, &out));
+    c->set_output(i, out);
+  }
+  return Status::OK();
+}
+
+// IdentityN: output i has the shape of input i.
+Status PassThroughShapes(InferenceContext* c) {
+  for (int i = 0; i < c->num_inputs(); ++i) c->set_output(i, c->input(i));
+  return Status::OK();
+}
+
 Status TransposeShape(InferenceContext* c) {
   PartialTensorShape perm_shape;
   TW_RETURN_IF_ERROR(c->WithRank(1, 1, &perm_shape));
@@ -210,6 +228,22 @@ REGISTER_OP("Identity")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("Returns its input, sharing the buffer.");
 
+REGISTER_OP("IdentityN")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: list(type) >= 1")
+    .SetShapeFn(PassThroughShapes)
+    .Doc("Returns each of its inputs, sharing the buffers (one node for many tensors).");
+
+// TensorFlow's Snapshot copies so that a later in-place update of a ref
+// variable's buffer cannot change the value already read.
+REGISTER_OP("Snapshot")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("A copy of its input with its own buffer.");
+
 REGISTER_OP("Reshape")
     .Input("tensor: T")
     .Input("shape: Tshape")
@@ -226,6 +260,15 @@ REGISTER_OP("Shape")
     .Attr("out_type: {" TW_INDEX_TYPES "} = DT_INT32")
     .SetShapeFn(ShapeShape)
     .Doc("The shape of a tensor as a 1-D tensor.");
+
+REGISTER_OP("ShapeN")
+    .Input("input: N * T")
+    .Output("output: N * out_type")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .Attr("out_type: {" TW_INDEX_TYPES "} = DT_INT32")
+    .SetShapeFn(ShapeNShape)
+    .Doc("The shapes of N tensors as N 1-D tensors.");
 
 REGISTER_OP("Transpose")
     .Input("x: T")

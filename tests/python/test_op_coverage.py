@@ -77,6 +77,14 @@ NO_WRAPPER = {
         "it for GraphDefs written by TensorFlow",
     ),
     **dict.fromkeys(
+        ("TopK", "InTopK"),
+        "TensorFlow 2.x's Python builds only TopKV2 and InTopKV2 (tf.nn.top_k, tf.nn.in_top_k); "
+        "the runtime registers the versions with k as an attr for GraphDefs written by "
+        "TensorFlow 1.x",
+    ),
+    "Snapshot": "TensorFlow exposes Snapshot only as tf.raw_ops.Snapshot (its graph optimizer "
+    "inserts it); the runtime registers it for GraphDefs written by TensorFlow",
+    **dict.fromkeys(
         ("FusedBatchNorm", "FusedBatchNormV2"),
         "TensorFlow 2.x's Python builds only FusedBatchNormV3 (tf.nn.fused_batch_norm); the "
         "runtime registers the older versions for GraphDefs written by TensorFlow 1.x",

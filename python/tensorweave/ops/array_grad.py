@@ -9,14 +9,15 @@ here only take dense gradients.
 
 import numpy as np
 
-from tensorweave.framework import dtypes, tensor_util
+from tensorweave.framework import dtypes, ops, tensor_util
 from tensorweave.framework.gradient_registry import NotDifferentiable, RegisterGradient
-from tensorweave.ops import array_ops, math_ops
+from tensorweave.ops import array_ops, constant_op, math_ops
 from tensorweave.ops.array_slicing import strided_slice
 from tensorweave.ops.op_builder import make_op
 
 for _op_type in (
     "Shape",
+    "ShapeN",
     "Size",
     "Rank",
     "Range",
@@ -55,6 +56,12 @@ def _pass_through(op, grad):
 
 RegisterGradient("Identity")(_pass_through)
 RegisterGradient("PlaceholderWithDefault")(_pass_through)
+RegisterGradient("Snapshot")(_pass_through)
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return list(grads)
 
 
 @RegisterGradient("Reshape")
@@ -287,3 +294,153 @@ def _reverse_v2_grad(op, grad):
         ),
         None,
     )
+
+
+# --- scans, ranking and bands ------------------------------------------------------------
+
+NotDifferentiable("InTopKV2")
+NotDifferentiable("InTopK")
+NotDifferentiable("Unique")
+
+
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op, grad):
+    # Each x[j] enters every running sum at or after it: sum those
+    # gradients, i.e. scan the gradient the other way.
+    from tensorweave.ops.array_scan_ops import cumsum
+
+    return (
+        cumsum(
+            grad,
+            op.inputs[1],
+            exclusive=op.get_attr("exclusive"),
+            reverse=not op.get_attr("reverse"),
+        ),
+        None,
+    )
+
+
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    # d out[i] / d x[j] = out[i] / x[j] for every product containing x[j]
+    # (undefined at x[j] == 0, as in TensorFlow).
+    from tensorweave.ops.array_scan_ops import cumprod, cumsum
+
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    products = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    summed = cumsum(products * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return math_ops.truediv(summed, x), None
+
+
+@RegisterGradient("TopK")
+@RegisterGradient("TopKV2")
+def _top_k_grad(op, grad, _indices_grad):
+    # Row r's chosen entries sit at r * columns + indices[r, j] of the
+    # flattened input; every other entry gets zero.
+    input_shape = array_ops.shape(op.inputs[0], out_type=dtypes.int64)
+    indices = array_ops.cast(op.outputs[1], dtypes.int64)
+    last = array_ops.size(input_shape) - 1
+    columns = array_ops.gather(input_shape, last)
+    k = array_ops.gather(array_ops.shape(indices, out_type=dtypes.int64), last)
+    rows_by_k = array_ops.reshape(
+        indices, array_ops.stack([constant_op.constant(-1, dtypes.int64), k])
+    )
+    row_count = array_ops.gather(array_ops.shape(rows_by_k, out_type=dtypes.int64), 0)
+    starts = array_ops.range(constant_op.constant(0, dtypes.int64), row_count * columns, columns)
+    flat_indices = array_ops.reshape(rows_by_k + array_ops.expand_dims(starts, -1), [-1])
+    scattered = array_ops.unsorted_segment_sum(
+        array_ops.reshape(grad, [-1]), flat_indices, math_ops.reduce_prod(input_shape)
+    )
+    input_grad = array_ops.reshape(scattered, input_shape)
+    # TopKV2 has k as input 1 (no gradient); TensorFlow 1.x's TopK has one input.
+    return [input_grad] + [None] * (len(op.inputs) - 1)
+
+
+@RegisterGradient("MatrixBandPart")
+def _matrix_band_part_grad(op, grad):
+    from tensorweave.ops.array_scan_ops import matrix_band_part
+
+    return matrix_band_part(grad, op.inputs[1], op.inputs[2]), None, None
+
+
+# --- index-row gathers and scatters, mirror padding, block moves ----------------------
+
+
+def _nd_ops():
+    from tensorweave.ops import array_nd_ops
+
+    return array_nd_ops
+
+
+@RegisterGradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    # Every gathered slice sends its gradient back to where it came from
+    # (rows naming one slice twice add up, as ScatterNd does).
+    params, indices = op.inputs
+    shape = array_ops.shape(params, out_type=indices.dtype)
+    return _nd_ops().scatter_nd(indices, grad, shape), None
+
+
+@RegisterGradient("ScatterNd")
+def _scatter_nd_grad(op, grad):
+    return None, _nd_ops().gather_nd(grad, op.inputs[0]), None
+
+
+@RegisterGradient("TensorScatterUpdate")
+def _tensor_scatter_update_grad(op, grad):
+    # Replaced slices do not reach the output: their gradient is zero.
+    indices, updates = op.inputs[1], op.inputs[2]
+    nd = _nd_ops()
+    tensor_grad = nd.tensor_scatter_update(grad, indices, array_ops.zeros_like(updates))
+    return tensor_grad, None, nd.gather_nd(grad, indices)
+
+
+@RegisterGradient("TensorScatterAdd")
+def _tensor_scatter_add_grad(op, grad):
+    return grad, None, _nd_ops().gather_nd(grad, op.inputs[1])
+
+
+@RegisterGradient("TensorScatterSub")
+def _tensor_scatter_sub_grad(op, grad):
+    return grad, None, math_ops.negative(_nd_ops().gather_nd(grad, op.inputs[1]))
+
+
+@RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    attrs = {
+        "T": grad.dtype.base_dtype,
+        "Tpaddings": op.inputs[1].dtype.base_dtype,
+        "mode": op.get_attr("mode"),
+    }
+    with ops.name_scope(None, "MirrorPadGrad", [grad]) as scope:
+        return make_op("MirrorPadGrad", [grad, op.inputs[1]], attrs, scope), None
+
+
+@RegisterGradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, grad):
+    return array_ops.pad(grad, op.inputs[1], mode=op.get_attr("mode").decode()), None
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op, grad):
+    return _nd_ops().depth_to_space(
+        grad, op.get_attr("block_size"), data_format=op.get_attr("data_format")
+    )
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op, grad):
+    return _nd_ops().space_to_depth(
+        grad, op.get_attr("block_size"), data_format=op.get_attr("data_format")
+    )
+
+
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op, grad):
+    return _nd_ops().batch_to_space_nd(grad, op.inputs[1], op.inputs[2]), None, None
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op, grad):
+    return _nd_ops().space_to_batch_nd(grad, op.inputs[1], op.inputs[2]), None, None

@@ -263,11 +263,32 @@ def rank(input, name=None):
         return make_op("Rank", [input], {"T": input.dtype.base_dtype}, scope)
 
 
+def _make_multi_output_op(op_type, inputs, attrs, name):
+    """Creates `op_type` and returns the list of its outputs."""
+    graph = ops._graph_of(list(inputs)) or ops.get_default_graph()
+    return list(graph.create_op(op_type, [list(inputs)], attrs=attrs, name=name).outputs)
+
+
 @tf_export("shape_n")
 def shape_n(input, out_type=dtypes.int32, name=None):
-    """The shapes of several tensors (one Shape op each)."""
-    with ops.name_scope(name, "ShapeN", list(input)):
-        return [shape(t, out_type=out_type) for t in input]
+    """The shapes of several tensors, from one ShapeN op."""
+    with ops.name_scope(name, "ShapeN", list(input)) as scope:
+        values = [ops.convert_to_tensor(t) for t in input]
+        attrs = {
+            "N": len(values),
+            "T": values[0].dtype.base_dtype if values else dtypes.float32,
+            "out_type": dtypes.as_dtype(out_type),
+        }
+        return _make_multi_output_op("ShapeN", values, attrs, scope)
+
+
+@tf_export("identity_n")
+def identity_n(input, name=None):
+    """Each of `input` passed through one IdentityN op (the tensors may differ in dtype)."""
+    with ops.name_scope(name, "IdentityN", list(input)) as scope:
+        values = [ops.convert_to_tensor(t) for t in input]
+        attrs = {"T": [t.dtype.base_dtype for t in values]}
+        return _make_multi_output_op("IdentityN", values, attrs, scope)
 
 
 @tf_export("expand_dims")
@@ -466,67 +487,20 @@ def tile(input, multiples, name=None):
         )
 
 
-def _mirror_pad(tensor, paddings, mode):
-    """REFLECT and SYMMETRIC padding from reversed strided slices and concats
-    (static paddings only); their gradients follow from those ops'."""
-    from tensorweave.ops.array_slicing import strided_slice
-
-    paddings = np.asarray(paddings, dtype=np.int64)
-    rank = tensor.shape.ndims
-    if (
-        paddings.ndim != 2
-        or paddings.shape[1] != 2
-        or (rank is not None and paddings.shape[0] != rank)
-    ):
-        raise ValueError(f"paddings must have shape [{rank}, 2], got {list(paddings.shape)}")
-    rank = paddings.shape[0]
-    edge = 1 if mode == "REFLECT" else 0  # REFLECT does not repeat the edge element
-    result = tensor
-    for d, (before, after) in enumerate(paddings.tolist()):
-        if before < 0 or after < 0:
-            raise ValueError(f"Paddings must be non-negative: {before} {after}")
-        size = tensor.shape.as_list()[d] if tensor.shape.ndims is not None else None
-        if size is not None and max(before, after) > size - edge:
-            raise ValueError(
-                f"paddings must be no greater than the dimension size minus {edge}"
-                f": {before}, {after} for dimension {d} of size {size}"
-            )
-        others = ((1 << rank) - 1) & ~(1 << d)
-
-        def backwards(start, stop, d=d, others=others, source=result):
-            # Dim d from `start` down to `stop` (exclusive; None: through 0).
-            begin, end, strides = [0] * rank, [0] * rank, [1] * rank
-            begin[d], end[d], strides[d] = start, 0 if stop is None else stop, -1
-            end_mask = others | (1 << d) if stop is None else others
-            return strided_slice(source, begin, end, strides, begin_mask=others, end_mask=end_mask)
-
-        pieces = []
-        if before:
-            pieces.append(backwards(before, 0) if edge else backwards(before - 1, None))
-        pieces.append(result)
-        if after:
-            pieces.append(backwards(-1 - edge, -1 - edge - after))
-        if len(pieces) > 1:
-            result = concat(pieces, d)
-    return result
-
-
 @tf_export("pad")
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """Pads with paddings[i] = [before, after] elements along dim i: the
     constant (CONSTANT), a mirror without the edge (REFLECT) or with it
-    (SYMMETRIC; the last two need static paddings)."""
+    (SYMMETRIC)."""
     mode = mode.upper()
     with ops.name_scope(name, "Pad", [tensor, paddings]) as scope:
         tensor = ops.convert_to_tensor(tensor, name="tensor")
-        if mode in ("REFLECT", "SYMMETRIC"):
-            if isinstance(paddings, ops.Tensor):
-                raise ValueError(f"{mode} padding needs static paddings")
-            return identity(_mirror_pad(tensor, paddings, mode), name=scope)
-        if mode != "CONSTANT":
+        if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
             raise ValueError(f"Unknown padding mode: {mode}")
         paddings = _index_tensor(paddings, "paddings")
         attrs = {"T": tensor.dtype.base_dtype, "Tpaddings": paddings.dtype}
+        if mode != "CONSTANT":
+            return make_op("MirrorPad", [tensor, paddings], {**attrs, "mode": mode}, scope)
         if not isinstance(constant_values, ops.Tensor) and np.all(np.asarray(constant_values) == 0):
             return make_op("Pad", [tensor, paddings], attrs, scope)
         constant_values = ops.convert_to_tensor(

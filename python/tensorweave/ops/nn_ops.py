@@ -2,6 +2,7 @@
 losses, bias_add, l2_loss, conv2d and its backprops, pooling, dropout, and
 batch_matmul (BatchMatMulV2, for matmul of rank > 2)."""
 
+import collections
 import numbers
 
 from tensorweave.framework import dtypes, ops
@@ -470,3 +471,39 @@ def batch_matmul(x, y, adj_x=False, adj_y=False, name=None):
             {"T": x.dtype.base_dtype, "adj_x": bool(adj_x), "adj_y": bool(adj_y)},
             scope,
         )
+
+
+# --- ranking ---------------------------------------------------------------------------
+
+TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+@tf_export("nn.top_k", "math.top_k")
+def top_k(input, k=1, sorted=True, name=None):
+    """(values, indices) of the k largest entries of each last-dimension row,
+    largest first; equal values keep the lower index first."""
+    with ops.name_scope(name, "TopKV2", [input, k]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        if not isinstance(k, ops.Tensor):
+            k = ops.convert_to_tensor(k, dtype=dtypes.int32, name="k")
+        graph = ops._graph_of([input, k]) or ops.get_default_graph()
+        attrs = {
+            "T": input.dtype.base_dtype,
+            "Tk": k.dtype.base_dtype,
+            "index_type": dtypes.int32,
+            "sorted": bool(sorted),
+        }
+        op = graph.create_op("TopKV2", [input, k], attrs=attrs, name=scope)
+        return TopKResult(*op.outputs)
+
+
+@tf_export("nn.in_top_k", "math.in_top_k")
+def in_top_k(predictions, targets, k, name=None):
+    """Whether targets[i] is among the k largest of predictions[i] (a tie with
+    the k-th largest counts as in)."""
+    with ops.name_scope(name, "in_top_k", [predictions, targets, k]) as scope:
+        predictions = ops.convert_to_tensor(predictions, dtype=dtypes.float32, name="predictions")
+        targets = ops.convert_to_tensor(targets, name="targets")
+        k = ops.convert_to_tensor(k, dtype=targets.dtype.base_dtype, name="k")
+        attrs = {"T": targets.dtype.base_dtype}
+        return make_op("InTopKV2", [predictions, targets, k], attrs, scope)
