@@ -1,6 +1,11 @@
 // CPU kernels of the optimizer update ops (ApplyGradientDescent,
 // ApplyMomentum, ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp,
-// ApplyAdagrad) for float and double.
+// ApplyAdagrad) for float and double, and of their ResourceApply* twins.
+//
+// A twin takes resource handles where its Apply op takes references and
+// has no output; both find the same Variable state (a resource variable's
+// Var holds one, resource_variable.h), so one kernel class per update
+// serves both, told apart by the dtype of input 0.
 //
 // Every kernel runs one pass over the elements: ParallelFor splits the
 // variable into blocks, and each block is walked in chunks small enough to
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "runtime/kernels/eigen_helpers.h"
+#include "runtime/kernels/resource_variable.h"
 
 namespace tensorweave {
 namespace {
@@ -65,14 +71,22 @@ class ApplyOpBase : public OpKernel {
       : OpKernel(c),
         num_refs_(num_refs),
         grad_index_(grad_index),
-        cycles_per_element_(cycles_per_element) {
+        cycles_per_element_(cycles_per_element),
+        resource_(c->input_type(0) == DT_RESOURCE) {
     for (int i = 0; i < c->num_inputs(); ++i) input_names_.push_back(c->op_def().inputs[i].name);
   }
 
   void Compute(OpKernelContext* ctx) override {
     std::array<Variable*, kMaxRefs> variables{};
+    // Keeps looked-up resource variables alive while they are updated.
+    std::array<std::shared_ptr<Var>, kMaxRefs> vars;
     for (int i = 0; i < num_refs_; ++i) {
-      variables[i] = ctx->input_ref(i);
+      if (resource_) {
+        OP_REQUIRES_OK(ctx, LookupVar(ctx, i, &vars[i]));
+        variables[i] = &vars[i]->variable;
+      } else {
+        variables[i] = ctx->input_ref(i);
+      }
       OP_REQUIRES(ctx, variables[i] != nullptr,
                   errors::InvalidArgument("Input '", input_names_[i],
                                           "' must be a reference to a variable"));
@@ -166,7 +180,7 @@ class ApplyOpBase : public OpKernel {
     for (int i = 0; i < num_refs_; ++i) {
       if (fresh[i].IsInitialized()) variables[i]->tensor = std::move(fresh[i]);
     }
-    ctx->set_output_ref(0, variables[0]);
+    if (!resource_) ctx->set_output_ref(0, variables[0]);
   }
 
  protected:
@@ -179,6 +193,7 @@ class ApplyOpBase : public OpKernel {
   const int num_refs_;
   const int grad_index_;
   const double cycles_per_element_;
+  const bool resource_;  // the ResourceApply* twin: handles in, no output
   std::vector<std::string> input_names_;
 };
 
@@ -310,13 +325,19 @@ class ApplyAdagradOp : public ApplyOpBase<T> {
   bool update_slots_ = true;
 };
 
-#define TW_REGISTER_APPLY(T)                                                    \
-  TW_REGISTER_CPU_KERNEL("ApplyGradientDescent", T, ApplyGradientDescentOp<T>); \
-  TW_REGISTER_CPU_KERNEL("ApplyMomentum", T, ApplyMomentumOp<T>);               \
-  TW_REGISTER_CPU_KERNEL("ApplyAdam", T, ApplyAdamOp<T>);                       \
-  TW_REGISTER_CPU_KERNEL("ApplyRMSProp", T, ApplyRMSPropOp<T>);                 \
-  TW_REGISTER_CPU_KERNEL("ApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>); \
-  TW_REGISTER_CPU_KERNEL("ApplyAdagrad", T, ApplyAdagradOp<T>);
+#define TW_REGISTER_APPLY(T)                                                            \
+  TW_REGISTER_CPU_KERNEL("ApplyGradientDescent", T, ApplyGradientDescentOp<T>);         \
+  TW_REGISTER_CPU_KERNEL("ApplyMomentum", T, ApplyMomentumOp<T>);                       \
+  TW_REGISTER_CPU_KERNEL("ApplyAdam", T, ApplyAdamOp<T>);                               \
+  TW_REGISTER_CPU_KERNEL("ApplyRMSProp", T, ApplyRMSPropOp<T>);                         \
+  TW_REGISTER_CPU_KERNEL("ApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>);         \
+  TW_REGISTER_CPU_KERNEL("ApplyAdagrad", T, ApplyAdagradOp<T>);                         \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyGradientDescent", T, ApplyGradientDescentOp<T>); \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyMomentum", T, ApplyMomentumOp<T>);               \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyAdam", T, ApplyAdamOp<T>);                       \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyRMSProp", T, ApplyRMSPropOp<T>);                 \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>); \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyAdagrad", T, ApplyAdagradOp<T>);
 TW_REGISTER_APPLY(float)
 TW_REGISTER_APPLY(double)
 #undef TW_REGISTER_APPLY

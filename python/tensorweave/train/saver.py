@@ -26,7 +26,14 @@ import time
 import numpy as np
 
 from tensorweave.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from tensorweave.ops import array_ops, constant_op, control_flow_ops, state_ops, variables
+from tensorweave.ops import (
+    array_ops,
+    constant_op,
+    control_flow_ops,
+    resource_variable_ops,
+    state_ops,
+    variables,
+)
 from tensorweave.proto.saver_pb2 import SaverDef
 from tensorweave.train import checkpoint_management, meta_graph
 
@@ -37,7 +44,12 @@ __all__ = [
 
 
 def _variable_ref(value):
-    """The VariableV2 output behind a Variable or a ref tensor, else None."""
+    """The VariableV2 output behind a Variable or a ref tensor, else None. A
+    resource variable stands for itself: it has the dtype, shape and op name
+    (the checkpoint key) a ref has, identity() reads it and assign() sets
+    it, so both kinds save and restore under the same names."""
+    if isinstance(value, resource_variable_ops.ResourceVariable):
+        return value
     if isinstance(value, variables.Variable):
         return value._ref()
     if isinstance(value, ops.Tensor) and value.op.type == "VariableV2":
