@@ -221,6 +221,11 @@ def _backprop_op(op, grads, loop_state, stop_ops, gate_gradients):
                 if in_grad is None or not _is_differentiable(tensor):
                     continue
                 in_grad = ops.convert_to_tensor(in_grad)
+                # A resource handle is a scalar; its gradient has the shape of
+                # the variable it names (TensorFlow skips this check for it).
+                if tensor.dtype.base_dtype == dtypes.resource:
+                    grads.setdefault(tensor, []).append(in_grad)
+                    continue
                 try:
                     in_grad.set_shape(tensor.shape)
                 except ValueError:
