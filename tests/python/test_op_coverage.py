@@ -67,6 +67,9 @@ NO_WRAPPER = {
     "registers Div for GraphDefs written by TensorFlow",
     "Inv": "TensorFlow exposes Inv only as tf.raw_ops.Inv (tf.reciprocal builds Reciprocal); "
     "the runtime registers it for GraphDefs written by TensorFlow",
+    "DestroyResourceOp": "TensorFlow's Python builds it only in eager mode (a resource "
+    "variable's deleter), never in a graph; the runtime registers it for GraphDefs written by "
+    "TensorFlow",
     **dict.fromkeys(
         ("FusedBatchNorm", "FusedBatchNormV2"),
         "TensorFlow 2.x's Python builds only FusedBatchNormV3 (tf.nn.fused_batch_norm); the "
