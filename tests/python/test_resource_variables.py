@@ -381,3 +381,39 @@ def test_checkpoints_interchange_between_reference_and_resource_variables(tmp_pa
             with tf.Session() as sess:
                 tf.train.Saver().restore(sess, prefix)
                 np.testing.assert_array_equal(sess.run(v), value)
+
+
+def test_a_variable_on_a_ps_task_trains_from_a_worker_and_outlives_the_session():
+    """Reads and updates of a handle run where the variable lives (the
+    placer colocates them with the VarHandleOp on the ps)."""
+    from loopback_tasks import free_ports
+
+    ps_port, worker_port = free_ports(2)
+    cluster = tf.train.ClusterSpec(
+        {"ps": [f"localhost:{ps_port}"], "worker": [f"localhost:{worker_port}"]}
+    )
+    ps = tf.train.Server(cluster, job_name="ps", task_index=0)
+    worker = tf.train.Server(cluster, job_name="worker", task_index=0)
+    try:
+        setter = tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:0")
+        with tf.device(setter):
+            w = tf.get_variable(
+                "w",
+                initializer=np.linspace(-1, 1, 6).reshape(3, 2).astype(np.float32),
+                use_resource=True,
+            )
+            x = tf.constant(np.linspace(-1, 1, 12).reshape(4, 3), tf.float32)
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+            train = tf.train.AdamOptimizer(0.05).minimize(loss)
+        assert w.device == "/job:ps/task:0"
+        with tf.Session(worker.target) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(5):
+                sess.run(train)
+        with tf.Session(worker.target) as sess:
+            trained = sess.run(w)
+    finally:
+        worker.stop()
+        ps.stop()
+    local, _ = _train(OPTIMIZERS["adam"], True)
+    np.testing.assert_array_equal(trained, local)
