@@ -417,3 +417,17 @@ def test_a_variable_on_a_ps_task_trains_from_a_worker_and_outlives_the_session()
         ps.stop()
     local, _ = _train(OPTIMIZERS["adam"], True)
     np.testing.assert_array_equal(trained, local)
+
+
+def test_an_imported_meta_graph_restores_resource_variables(tmp_path):
+    value = np.arange(3, dtype=np.float32)
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", initializer=value, use_resource=True)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = tf.train.Saver().save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(path + ".meta")
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run("v/Read/ReadVariableOp:0"), value)
