@@ -5,7 +5,8 @@ tf.import_graph_def and train along TensorFlow's trajectory: after op
 "init", each recorded case is one training step (ResourceApply* for
 GradientDescent, Momentum, Adam, Adagrad and RMSProp, ResourceGather with
 its sparse update as ResourceScatterAdd, AssignAdd/Sub/AssignVariableOp,
-VariableShape), replayed in order in one session.
+VariableShape; TF1 tf.layers programs with batch normalization), replayed
+in order in one session.
 """
 
 import os
@@ -33,6 +34,8 @@ EXPECTED = {
     "rmsprop",
     "embedding_sgd",
     "assign",
+    "layers_mlp_momentum",
+    "layers_cnn_adam",
 }
 # Matmul and reduction orders differ from TensorFlow's: values agree to
 # float rounding, relative to each tensor's own scale.
@@ -54,7 +57,20 @@ def _assert_close(name, result, expected):
     np.testing.assert_allclose(result, expected, rtol=rtol, atol=rtol * scale, err_msg=name)
 
 
-@pytest.mark.parametrize("path", GRAPHS, ids=fixture_name)
+# TensorFlow's gradient of Conv2D takes its input shapes with ShapeN, which
+# the runtime does not register yet (an array op); strict, so that the
+# marker goes when ShapeN arrives.
+NEEDS_SHAPE_N = pytest.mark.xfail(
+    strict=True, raises=ValueError, reason="op ShapeN is not registered yet"
+)
+
+
+def _marked(path):
+    marks = [NEEDS_SHAPE_N] if fixture_name(path) == "layers_cnn_adam" else []
+    return pytest.param(path, marks=marks, id=fixture_name(path))
+
+
+@pytest.mark.parametrize("path", [_marked(path) for path in GRAPHS])
 def test_training_steps_follow_tensorflow(path):
     graph_def = load_graph_def(path)
     assert any(node.op == "VarHandleOp" for node in graph_def.node)
