@@ -431,3 +431,31 @@ def test_an_imported_meta_graph_restores_resource_variables(tmp_path):
         with tf.Session() as sess:
             saver.restore(sess, path)
             np.testing.assert_array_equal(sess.run("v/Read/ReadVariableOp:0"), value)
+
+
+def test_gradient_of_a_variable_read_in_one_branch_of_a_cond():
+    """As TensorFlow 2.21 with v1 control flow: 3.0 when the branch reading
+    the variable runs, zeros (of the variable's shape) when it does not."""
+    v = tf.get_variable("v", initializer=np.float32(2.0), use_resource=True)
+    taken = tf.placeholder(tf.bool, [])
+    y = tf.cond(taken, lambda: v * 3.0, lambda: tf.constant(1.0))
+    (grad,) = tf.gradients(y, [v])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(grad, {taken: True}) == 3.0
+        assert sess.run(grad, {taken: False}) == 0.0
+
+
+def test_the_train_op_with_a_resource_global_step_is_its_increment():
+    tf.enable_resource_variables()
+    w = tf.Variable([0.0], name="w")
+    step = tf.train.get_or_create_global_step()
+    assert isinstance(step, rv.ResourceVariable)
+    train = tf.train.AdamOptimizer(0.1).apply_gradients([(tf.constant([1.0]), w)], global_step=step)
+    assert isinstance(train, tf.Operation)
+    assert train.type == "AssignAddVariableOp" and train.name == "Adam"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(train) is None
+        assert sess.run(train) is None
+        assert sess.run(step) == 2

@@ -189,7 +189,9 @@ class Optimizer:
                 else:
                     with ops.control_dependencies([self._finish(update_ops, "update")]):
                         apply_updates = state_ops.assign_add(global_step, 1, name=scope)
-            if isinstance(apply_updates, ops.Tensor):
+            # The op itself, whether assign_add gave a ref's Tensor or a
+            # resource variable's read-after-update (as TensorFlow's).
+            if isinstance(apply_updates, (ops.Tensor, variables.Variable)):
                 apply_updates = apply_updates.op
             train_ops = graph.get_collection_ref(ops.GraphKeys.TRAIN_OP)
             if apply_updates not in train_ops:
