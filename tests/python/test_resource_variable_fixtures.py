@@ -5,7 +5,8 @@ tf.import_graph_def and train along TensorFlow's trajectory: after op
 "init", each recorded case is one training step (ResourceApply* for
 GradientDescent, Momentum, Adam, Adagrad and RMSProp, ResourceGather with
 its sparse update as ResourceScatterAdd, AssignAdd/Sub/AssignVariableOp,
-VariableShape; TF1 tf.layers programs with batch normalization), replayed
+VariableShape; TF1 tf.layers programs with batch normalization; a
+tf.function taking handles as resource arguments), replayed
 in order in one session.
 """
 
@@ -35,6 +36,7 @@ EXPECTED = {
     "embedding_sgd",
     "assign",
     "layers_mlp_momentum",
+    "function_assign",
     "layers_cnn_adam",
 }
 # Matmul and reduction orders differ from TensorFlow's: values agree to
