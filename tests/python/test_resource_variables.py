@@ -459,3 +459,20 @@ def test_the_train_op_with_a_resource_global_step_is_its_increment():
         assert sess.run(train) is None
         assert sess.run(train) is None
         assert sess.run(step) == 2
+
+
+def test_concurrent_updates_of_one_variable_all_land():
+    """Independent updates of one variable run in parallel (inter-op
+    threads) under its lock: none is lost, and reads never see a torn value."""
+    v = tf.Variable(np.zeros(1000, np.float32), use_resource=True)
+    delta = np.ones(1000, np.float32)
+    adds = [v.assign_add(delta, read_value=False) for _ in range(32)]
+    subs = [v.assign_sub(delta * 0.5, read_value=False) for _ in range(16)]
+    reads = [v.value() for _ in range(16)]
+    config = tf.ConfigProto(inter_op_parallelism_threads=4)
+    with tf.Session(config=config) as sess:
+        sess.run(v.initializer)
+        for _ in range(5):
+            for value in sess.run([tf.group(*adds, *subs)] + reads)[1:]:
+                assert np.all(value == value[0])  # one whole value each
+        np.testing.assert_array_equal(sess.run(v), np.full(1000, 5 * (32 - 8), np.float32))
