@@ -141,9 +141,8 @@ def test_a_server_keeps_resource_variables_across_sessions():
 
 def test_reading_an_uninitialized_variable_fails_as_tensorflow():
     v = tf.get_variable("v", [2], use_resource=True)
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.FailedPreconditionError) as raised:
-            sess.run(v)
+    with tf.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError) as raised:
+        sess.run(v)
     assert raised.value.message.startswith(
         "Could not find variable v. This could mean that the variable has been deleted. In "
         "TF1, it can also mean the variable is uninitialized. Debug info: container=localhost"
@@ -193,8 +192,10 @@ def _unknown(value):
         (
             lambda h: rv.assign_add_variable_op(h, _unknown(np.ones(3, np.float32))),
             tf.errors.InvalidArgumentError,
-            "Cannot update variable with shape [2] using a Tensor with shape [3], shapes must "
-            "be equal.",
+            (
+                "Cannot update variable with shape [2] using a Tensor with shape [3], shapes must "
+                "be equal."
+            ),
         ),
         (
             lambda h: rv.read_variable_op(h, tf.int32),
@@ -285,10 +286,10 @@ def test_gather_with_batch_dims_as_tensorflow():
     # Values from TensorFlow 2.21 for a [[1, 2], [3, 4]] variable.
     v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], use_resource=True)
     cases = [
-        (dict(indices=[[1, 0]]), [[[3, 4], [1, 2]]]),
-        (dict(indices=[[1, 0], [0, 0]], batch_dims=1), [[2, 1], [3, 3]]),
-        (dict(indices=[1, 0], batch_dims=1), [2, 3]),
-        (dict(indices=[[1], [0]], batch_dims=-1), [[2], [3]]),
+        ({"indices": [[1, 0]]}, [[[3, 4], [1, 2]]]),
+        ({"indices": [[1, 0], [0, 0]], "batch_dims": 1}, [[2, 1], [3, 3]]),
+        ({"indices": [1, 0], "batch_dims": 1}, [2, 3]),
+        ({"indices": [[1], [0]], "batch_dims": -1}, [[2], [3]]),
     ]
     fetches = [rv.resource_gather(v.handle, dtype=tf.float32, **kw) for kw, _ in cases]
     with tf.Session() as sess:
