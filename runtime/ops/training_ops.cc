@@ -62,6 +62,17 @@ Status ResourceApplyShape(InferenceContext* c, int num_handles,
   return Status::OK();
 }
 
+// ResourceSparseApply*: as ResourceApplyShape, and indices is a vector.
+Status ResourceSparseApplyShape(InferenceContext* c, int num_handles, int indices,
+                                std::initializer_list<int> scalars) {
+  TW_RETURN_IF_ERROR(ResourceApplyShape(c, num_handles, scalars));
+  PartialTensorShape unused;
+  if (!c->WithRank(indices, 1, &unused).ok()) {
+    return c->Error("indices must be a vector, got shape ", c->input(indices).DebugString());
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 REGISTER_OP("ApplyGradientDescent")
@@ -263,5 +274,76 @@ REGISTER_OP("ResourceApplyAdagrad")
     .SetShapeFn([](InferenceContext* c) { return ResourceApplyShape(c, 2, {2}); })
     .SetIsStateful()
     .Doc("ApplyAdagrad on resource variables.");
+
+REGISTER_OP("ResourceSparseApplyMomentum")
+    .Input("var: resource")
+    .Input("accum: resource")
+    .Input("lr: T")
+    .Input("grad: T")
+    .Input("indices: Tindices")
+    .Input("momentum: T")
+    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("Tindices: {" TW_INDEX_TYPES "}")
+    .Attr("use_locking: bool = false")
+    .Attr("use_nesterov: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      return ResourceSparseApplyShape(c, 2, 4, {2, 5});
+    })
+    .SetIsStateful()
+    .Doc("ApplyMomentum on the rows `indices` of resource variables; grad holds those rows.");
+
+REGISTER_OP("ResourceSparseApplyAdagrad")
+    .Input("var: resource")
+    .Input("accum: resource")
+    .Input("lr: T")
+    .Input("grad: T")
+    .Input("indices: Tindices")
+    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("Tindices: {" TW_INDEX_TYPES "}")
+    .Attr("use_locking: bool = false")
+    .Attr("update_slots: bool = true")
+    .SetShapeFn([](InferenceContext* c) { return ResourceSparseApplyShape(c, 2, 4, {2}); })
+    .SetIsStateful()
+    .Doc("ApplyAdagrad on the rows `indices` of resource variables; grad holds those rows.");
+
+REGISTER_OP("ResourceSparseApplyRMSProp")
+    .Input("var: resource")
+    .Input("ms: resource")
+    .Input("mom: resource")
+    .Input("lr: T")
+    .Input("rho: T")
+    .Input("momentum: T")
+    .Input("epsilon: T")
+    .Input("grad: T")
+    .Input("indices: Tindices")
+    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("Tindices: {" TW_INDEX_TYPES "}")
+    .Attr("use_locking: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      return ResourceSparseApplyShape(c, 3, 8, {3, 4, 5, 6});
+    })
+    .SetIsStateful()
+    .Doc("ApplyRMSProp on the rows `indices` of resource variables; grad holds those rows.");
+
+REGISTER_OP("ResourceSparseApplyCenteredRMSProp")
+    .Input("var: resource")
+    .Input("mg: resource")
+    .Input("ms: resource")
+    .Input("mom: resource")
+    .Input("lr: T")
+    .Input("rho: T")
+    .Input("momentum: T")
+    .Input("epsilon: T")
+    .Input("grad: T")
+    .Input("indices: Tindices")
+    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("Tindices: {" TW_INDEX_TYPES "}")
+    .Attr("use_locking: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      return ResourceSparseApplyShape(c, 4, 9, {4, 5, 6, 7});
+    })
+    .SetIsStateful()
+    .Doc(
+        "ApplyCenteredRMSProp on the rows `indices` of resource variables; grad holds those rows.");
 
 }  // namespace tensorweave

@@ -4,7 +4,8 @@ tests/fixtures/record_resource_variables.py) import with
 tf.import_graph_def and train along TensorFlow's trajectory: after op
 "init", each recorded case is one training step (ResourceApply* for
 GradientDescent, Momentum, Adam, Adagrad and RMSProp, ResourceGather with
-its sparse update as ResourceScatterAdd, AssignAdd/Sub/AssignVariableOp,
+its sparse updates (ResourceScatterAdd, ResourceSparseApply* for
+Momentum, Adagrad and RMSProp, rows repeated), AssignAdd/Sub/AssignVariableOp,
 VariableShape; TF1 tf.layers programs with batch normalization; a
 tf.function taking handles as resource arguments), replayed
 in order in one session.
@@ -34,6 +35,11 @@ EXPECTED = {
     "adagrad",
     "rmsprop",
     "embedding_sgd",
+    "embedding_momentum",
+    "embedding_adagrad",
+    "embedding_rmsprop",
+    "embedding_centered_rmsprop",
+    "sparse_apply_raw",
     "assign",
     "layers_mlp_momentum",
     "function_assign",
@@ -67,8 +73,24 @@ NEEDS_SHAPE_N = pytest.mark.xfail(
 )
 
 
+# TensorFlow's optimizers merge repeated rows of a sparse gradient with
+# Unique before a ResourceSparseApply* op; the runtime does not register
+# Unique yet (an array op; the sparse apply ops themselves are checked by
+# sparse_apply_raw). Strict, so that the marker goes when Unique arrives.
+NEEDS_UNIQUE = pytest.mark.xfail(
+    strict=True, raises=ValueError, reason="op Unique is not registered yet"
+)
+WAITING = {
+    "layers_cnn_adam": NEEDS_SHAPE_N,
+    "embedding_momentum": NEEDS_UNIQUE,
+    "embedding_adagrad": NEEDS_UNIQUE,
+    "embedding_rmsprop": NEEDS_UNIQUE,
+    "embedding_centered_rmsprop": NEEDS_UNIQUE,
+}
+
+
 def _marked(path):
-    marks = [NEEDS_SHAPE_N] if fixture_name(path) == "layers_cnn_adam" else []
+    marks = [WAITING[fixture_name(path)]] if fixture_name(path) in WAITING else []
     return pytest.param(path, marks=marks, id=fixture_name(path))
 
 

@@ -168,6 +168,42 @@ TEST_F(ResourceVariableKernelTest, ResourceApplyErrorsAreClean) {
   EXPECT_EQ(Values<float>(Lookup("w")->variable.tensor), std::vector<float>({1.0f, 2.0f}));
 }
 
+TEST_F(ResourceVariableKernelTest, SparseApplyUpdatesOnlyItsRowsAndKeepsAReadersValue) {
+  const Tensor start = MakeTensor<float>(TensorShape({3, 2}), {1, 1, 2, 2, 3, 3});
+  MakeVar("var", start);
+  MakeVar("accum", MakeTensor<float>(TensorShape({3, 2}), {0, 0, 0, 0, 0, 0}));
+  const Tensor read = Lookup("var")->variable.tensor;  // a reader holds the buffer
+  const NodeDef momentum = NodeBuilder("ResourceSparseApplyMomentum", "apply")
+                               .Attr("T", DT_FLOAT)
+                               .Attr("Tindices", DT_INT64)
+                               .Build();
+  // Row 2 twice: accum 0 -> 1 -> 1 * 0.5 + 1 = 1.5; var 3 -> 2.9 -> 2.75.
+  TW_ASSERT_OK(Run(momentum, {Handle("var"), Handle("accum"), Scalar<float>(0.1f),
+                              MakeTensor<float>(TensorShape({2, 2}), {1, 1, 1, 1}),
+                              Vector<int64_t>({2, 2}), Scalar<float>(0.5f)}));
+  ExpectNear<float>(Lookup("var")->variable.tensor, TensorShape({3, 2}), {1, 1, 2, 2, 2.75f, 2.75f},
+                    1e-6);
+  EXPECT_EQ(Values<float>(read), Values<float>(start)) << "the reader's value is unchanged";
+
+  const std::vector<std::pair<std::vector<Tensor>, std::string>> bad = {
+      {{MakeTensor<float>(TensorShape({1, 2}), {1, 1}), Vector<int64_t>({3})}, "out of range"},
+      {{MakeTensor<float>(TensorShape({1, 2}), {1, 1}), Vector<int64_t>({-1})}, "out of range"},
+      {{MakeTensor<float>(TensorShape({2, 2}), {1, 1, 1, 1}), Vector<int64_t>({0})},
+       "one row of var per index"},
+      {{MakeTensor<float>(TensorShape({1, 3}), {1, 1, 1}), Vector<int64_t>({0})},
+       "one row of var per index"},
+      {{MakeTensor<float>(TensorShape({1, 2}), {1, 1}),
+        MakeTensor<int64_t>(TensorShape({1, 1}), {0})},
+       "one-dimensional"},
+  };
+  for (const auto& [inputs, words] : bad) {
+    const Status status = Run(momentum, {Handle("var"), Handle("accum"), Scalar<float>(0.1f),
+                                         inputs[0], inputs[1], Scalar<float>(0.5f)});
+    EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+    EXPECT_NE(status.message().find(words), std::string::npos) << status;
+  }
+}
+
 TEST_F(ResourceVariableKernelTest, VarHandleOpNamesTheVariableOnItsDevice) {
   KernelRunner* used = nullptr;
   TW_ASSERT_OK(Run(NodeBuilder("VarHandleOp", "v")

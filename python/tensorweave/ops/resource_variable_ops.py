@@ -395,5 +395,9 @@ for _op_type in (
     "ResourceApplyRMSProp",
     "ResourceApplyCenteredRMSProp",
     "ResourceApplyAdagrad",
+    "ResourceSparseApplyMomentum",
+    "ResourceSparseApplyAdagrad",
+    "ResourceSparseApplyRMSProp",
+    "ResourceSparseApplyCenteredRMSProp",
 ):
     NotDifferentiable(_op_type)
