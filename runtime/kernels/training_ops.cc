@@ -1,6 +1,14 @@
 // CPU kernels of the optimizer update ops (ApplyGradientDescent,
 // ApplyMomentum, ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp,
-// ApplyAdagrad) for float and double.
+// ApplyAdagrad) for float and double, and of their ResourceApply* twins.
+//
+// A twin takes resource handles where its Apply op takes references and
+// has no output; both find the same Variable state (a resource variable's
+// Var holds one, resource_variable.h), so one kernel class per update
+// serves both, told apart by the dtype of input 0. The ResourceSparseApply*
+// ops (Momentum, Adagrad, RMSProp, CenteredRMSProp) run the same update on
+// the rows `indices` names, one row after another (repeated rows update
+// twice, as TensorFlow's), with grad holding one row per index.
 //
 // Every kernel runs one pass over the elements: ParallelFor splits the
 // variable into blocks, and each block is walked in chunks small enough to
@@ -26,6 +34,8 @@
 #include <vector>
 
 #include "runtime/kernels/eigen_helpers.h"
+#include "runtime/kernels/resource_variable.h"
+#include "runtime/ops/index_vector.h"
 
 namespace tensorweave {
 namespace {
@@ -61,18 +71,31 @@ class ApplyOpBase : public OpKernel {
  public:
   // Inputs [0, num_refs) are variables, `grad_index` the gradient, every
   // other input a scalar hyperparameter.
+  // A sparse op has its indices right after the gradient.
   ApplyOpBase(OpKernelConstruction* c, int num_refs, int grad_index, double cycles_per_element)
       : OpKernel(c),
         num_refs_(num_refs),
         grad_index_(grad_index),
-        cycles_per_element_(cycles_per_element) {
+        cycles_per_element_(cycles_per_element),
+        resource_(c->input_type(0) == DT_RESOURCE),
+        indices_index_(c->num_inputs() > grad_index + 1 &&
+                               c->op_def().inputs[grad_index + 1].name == "indices"
+                           ? grad_index + 1
+                           : -1) {
     for (int i = 0; i < c->num_inputs(); ++i) input_names_.push_back(c->op_def().inputs[i].name);
   }
 
   void Compute(OpKernelContext* ctx) override {
     std::array<Variable*, kMaxRefs> variables{};
+    // Keeps looked-up resource variables alive while they are updated.
+    std::array<std::shared_ptr<Var>, kMaxRefs> vars;
     for (int i = 0; i < num_refs_; ++i) {
-      variables[i] = ctx->input_ref(i);
+      if (resource_) {
+        OP_REQUIRES_OK(ctx, LookupVar(ctx, i, &vars[i]));
+        variables[i] = &vars[i]->variable;
+      } else {
+        variables[i] = ctx->input_ref(i);
+      }
       OP_REQUIRES(ctx, variables[i] != nullptr,
                   errors::InvalidArgument("Input '", input_names_[i],
                                           "' must be a reference to a variable"));
@@ -112,25 +135,37 @@ class ApplyOpBase : public OpKernel {
     // The graph's types guarantee T; a kernel driven directly must not read
     // a narrower buffer as T.
     for (int i = num_refs_; i < ctx->num_inputs(); ++i) {
+      if (i == indices_index_) continue;
       OP_REQUIRES(ctx, ctx->input(i).dtype() == DataTypeToEnum<T>::value,
                   errors::InvalidArgument(input_names_[i], " must be ",
                                           DataTypeString(DataTypeToEnum<T>::value), ", not ",
                                           DataTypeString(ctx->input(i).dtype())));
     }
     const Tensor& grad = ctx->input(grad_index_);
-    OP_REQUIRES(ctx, grad.shape() == var.shape(),
-                errors::InvalidArgument("var and ", input_names_[grad_index_],
-                                        " do not have the same shape: ", var.shape().DebugString(),
-                                        " vs. ", grad.shape().DebugString()));
+    std::vector<int64_t> rows;  // sparse ops: the rows to update, checked
+    if (indices_index_ >= 0) {
+      OP_REQUIRES_OK(ctx, CheckSparseUpdate(ctx, var, grad, &rows));
+    } else {
+      OP_REQUIRES(
+          ctx, grad.shape() == var.shape(),
+          errors::InvalidArgument("var and ", input_names_[grad_index_],
+                                  " do not have the same shape: ", var.shape().DebugString(),
+                                  " vs. ", grad.shape().DebugString()));
+    }
     std::array<T, kMaxScalars> scalars{};
     int num_scalars = 0;
     for (int i = num_refs_; i < ctx->num_inputs(); ++i) {
-      if (i == grad_index_) continue;
+      if (i == grad_index_ || i == indices_index_) continue;
       const Tensor& scalar = ctx->input(i);
       OP_REQUIRES(ctx, scalar.shape().dims() == 0,
                   errors::InvalidArgument(input_names_[i],
                                           " is not a scalar: ", scalar.shape().DebugString()));
       scalars[num_scalars++] = scalar.data<T>()[0];
+    }
+
+    if (indices_index_ >= 0) {
+      OP_REQUIRES_OK(ctx, UpdateRows(variables, grad, scalars.data(), rows));
+      return;
     }
 
     // In place when the variable alone holds its buffer; else a fresh one.
@@ -166,7 +201,7 @@ class ApplyOpBase : public OpKernel {
     for (int i = 0; i < num_refs_; ++i) {
       if (fresh[i].IsInitialized()) variables[i]->tensor = std::move(fresh[i]);
     }
-    ctx->set_output_ref(0, variables[0]);
+    if (!resource_) ctx->set_output_ref(0, variables[0]);
   }
 
  protected:
@@ -176,9 +211,69 @@ class ApplyOpBase : public OpKernel {
   virtual bool UpdatesRef(int ref) const { return true; }
 
  private:
+  // A sparse update's indices must be a vector of rows of var, and grad
+  // must hold one row of var per index.
+  Status CheckSparseUpdate(OpKernelContext* ctx, const Tensor& var, const Tensor& grad,
+                           std::vector<int64_t>* rows) const {
+    const Tensor& indices = ctx->input(indices_index_);
+    if (var.dims() < 1) return errors::InvalidArgument("var must be at least 1 dimensional");
+    if (indices.dims() != 1) {
+      return errors::InvalidArgument("indices must be one-dimensional, got shape ",
+                                     indices.shape().DebugString());
+    }
+    bool rows_fit = grad.dims() == var.dims() && grad.dim_size(0) == indices.dim_size(0);
+    for (int d = 1; rows_fit && d < var.dims(); ++d) rows_fit = grad.dim_size(d) == var.dim_size(d);
+    if (!rows_fit) {
+      return errors::InvalidArgument(
+          "grad must hold one row of var per index: var ", var.shape().DebugString(), ", grad ",
+          grad.shape().DebugString(), ", indices ", indices.shape().DebugString());
+    }
+    TW_RETURN_IF_ERROR(ReadIndexVector(indices, "indices", rows));
+    for (size_t i = 0; i < rows->size(); ++i) {
+      if ((*rows)[i] < 0 || (*rows)[i] >= var.dim_size(0)) {
+        return errors::InvalidArgument("Index ", (*rows)[i], " at offset ", i,
+                                       " in indices is out of range");
+      }
+    }
+    return Status::OK();
+  }
+
+  // Runs the update on each row of `rows` in turn, in place (after making
+  // each updated buffer the variable's own: rows not named keep their
+  // values, and a reader's value must not change).
+  Status UpdateRows(const std::array<Variable*, kMaxRefs>& variables, const Tensor& grad,
+                    const T* scalars, const std::vector<int64_t>& rows) const {
+    const Tensor& var = variables[0]->tensor;
+    const int64_t inner = var.dim_size(0) == 0 ? 0 : var.NumElements() / var.dim_size(0);
+    Chunk<T> row{};
+    for (int i = 0; i < num_refs_; ++i) {
+      Tensor& value = variables[i]->tensor;
+      if (UpdatesRef(i) && !value.RefCountIsOne() && value.NumElements() > 0) {
+        Tensor copy;
+        TW_RETURN_IF_ERROR(Tensor::Allocate(value.dtype(), value.shape(), &copy));
+        std::copy(value.data<T>(), value.data<T>() + value.NumElements(), copy.data<T>());
+        value = std::move(copy);
+      }
+    }
+    row.scalars = scalars;
+    row.length = inner;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (int i = 0; i < num_refs_; ++i) {
+        T* base = variables[i]->tensor.template data<T>() + rows[r] * inner;
+        row.in[i] = base;
+        row.out[i] = base;
+      }
+      row.grad = grad.data<T>() + r * inner;
+      UpdateChunk(row);
+    }
+    return Status::OK();
+  }
+
   const int num_refs_;
   const int grad_index_;
   const double cycles_per_element_;
+  const bool resource_;      // the ResourceApply* twin: handles in, no output
+  const int indices_index_;  // a ResourceSparseApply* op's indices, else -1
   std::vector<std::string> input_names_;
 };
 
@@ -310,13 +405,23 @@ class ApplyAdagradOp : public ApplyOpBase<T> {
   bool update_slots_ = true;
 };
 
-#define TW_REGISTER_APPLY(T)                                                    \
-  TW_REGISTER_CPU_KERNEL("ApplyGradientDescent", T, ApplyGradientDescentOp<T>); \
-  TW_REGISTER_CPU_KERNEL("ApplyMomentum", T, ApplyMomentumOp<T>);               \
-  TW_REGISTER_CPU_KERNEL("ApplyAdam", T, ApplyAdamOp<T>);                       \
-  TW_REGISTER_CPU_KERNEL("ApplyRMSProp", T, ApplyRMSPropOp<T>);                 \
-  TW_REGISTER_CPU_KERNEL("ApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>); \
-  TW_REGISTER_CPU_KERNEL("ApplyAdagrad", T, ApplyAdagradOp<T>);
+#define TW_REGISTER_APPLY(T)                                                            \
+  TW_REGISTER_CPU_KERNEL("ApplyGradientDescent", T, ApplyGradientDescentOp<T>);         \
+  TW_REGISTER_CPU_KERNEL("ApplyMomentum", T, ApplyMomentumOp<T>);                       \
+  TW_REGISTER_CPU_KERNEL("ApplyAdam", T, ApplyAdamOp<T>);                               \
+  TW_REGISTER_CPU_KERNEL("ApplyRMSProp", T, ApplyRMSPropOp<T>);                         \
+  TW_REGISTER_CPU_KERNEL("ApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>);         \
+  TW_REGISTER_CPU_KERNEL("ApplyAdagrad", T, ApplyAdagradOp<T>);                         \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyGradientDescent", T, ApplyGradientDescentOp<T>); \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyMomentum", T, ApplyMomentumOp<T>);               \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyAdam", T, ApplyAdamOp<T>);                       \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyRMSProp", T, ApplyRMSPropOp<T>);                 \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>); \
+  TW_REGISTER_CPU_KERNEL("ResourceApplyAdagrad", T, ApplyAdagradOp<T>);                 \
+  TW_REGISTER_CPU_KERNEL("ResourceSparseApplyMomentum", T, ApplyMomentumOp<T>);         \
+  TW_REGISTER_CPU_KERNEL("ResourceSparseApplyAdagrad", T, ApplyAdagradOp<T>);           \
+  TW_REGISTER_CPU_KERNEL("ResourceSparseApplyRMSProp", T, ApplyRMSPropOp<T>);           \
+  TW_REGISTER_CPU_KERNEL("ResourceSparseApplyCenteredRMSProp", T, ApplyCenteredRMSPropOp<T>);
 TW_REGISTER_APPLY(float)
 TW_REGISTER_APPLY(double)
 #undef TW_REGISTER_APPLY

@@ -63,12 +63,36 @@ def _is_differentiable(tensor):
     return dtype == dtypes.resource or _is_trainable_dtype(dtype)
 
 
-def _supports_default_grad(tensor):
-    """Whether zeros can stand for the gradient of an output nothing used.
-    A resource handle's zeros need the variable's dtype and shape, which no
-    handle here records (TensorFlow's default_gradient.supports_default_grad
-    says no for a handle without handle data)."""
-    return tensor.dtype.base_dtype != dtypes.resource
+def _variable_dtype(handle):
+    """The dtype of the variable a resource handle names, or None. TensorFlow
+    keeps it beside the handle (handle data); here it is the dtype attr of
+    the VarHandleOp the handle comes from, through the Switch and Identity
+    ops of a tf.cond."""
+    op = handle.op
+    while op.type in ("Switch", "RefSwitch", "Identity"):
+        op = op.inputs[0].op
+    return op.get_attr("dtype") if op.type == "VarHandleOp" else None
+
+
+def _supports_default_grad(tensor, in_loop):
+    """Whether zeros can stand for the gradient of an output nothing used. A
+    resource handle's zeros are the variable's shape (VariableShape) in its
+    dtype, which must be known, as TensorFlow's default_gradient decides;
+    inside a while loop a handle gets none here."""
+    if tensor.dtype.base_dtype != dtypes.resource:
+        return True
+    return not in_loop and _variable_dtype(tensor) is not None
+
+
+def _resource_zeros(handle):
+    """The zero gradient of a variable's handle: zeros of the variable's
+    shape, read from the handle when the op runs (so a handle on the side a
+    tf.cond does not take gives dead zeros, as zeros_like would)."""
+    from tensorweave.ops import resource_variable_ops  # builds on this module's imports
+
+    return array_ops.zeros(
+        resource_variable_ops.variable_shape(handle), dtype=_variable_dtype(handle)
+    )
 
 
 def _as_list(value):
@@ -208,9 +232,11 @@ def _backprop_op(op, grads, loop_state, stop_ops, gate_gradients):
                         if (
                             out_grad is None
                             and _is_differentiable(output)
-                            and _supports_default_grad(output)
+                            and _supports_default_grad(output, loop_state is not None)
                         ):
-                            if loop_state is not None:
+                            if output.dtype.base_dtype == dtypes.resource:
+                                out_grads[i] = _resource_zeros(output)
+                            elif loop_state is not None:
                                 out_grads[i] = loop_state.zeros_like(op, i)
                             else:
                                 out_grads[i] = array_ops.zeros_like(op.outputs[i])
@@ -221,6 +247,11 @@ def _backprop_op(op, grads, loop_state, stop_ops, gate_gradients):
                 if in_grad is None or not _is_differentiable(tensor):
                     continue
                 in_grad = ops.convert_to_tensor(in_grad)
+                # A resource handle is a scalar; its gradient has the shape of
+                # the variable it names (TensorFlow skips this check for it).
+                if tensor.dtype.base_dtype == dtypes.resource:
+                    grads.setdefault(tensor, []).append(in_grad)
+                    continue
                 try:
                     in_grad.set_shape(tensor.shape)
                 except ValueError:

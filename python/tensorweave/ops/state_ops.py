@@ -1,5 +1,6 @@
 """Raw state ops on a variable's ref tensor: VariableV2, Assign, AssignAdd,
-AssignSub, IsVariableInitialized."""
+AssignSub, IsVariableInitialized. Given a resource variable, assign & co.
+call its own methods (AssignVariableOp, ...), as TensorFlow's do."""
 
 from tensorweave.framework import ops, tensor_shape
 from tensorweave.framework.api_export import tf_export
@@ -21,6 +22,13 @@ def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
         )
 
 
+def _is_resource_variable(ref):
+    # Imported here: resource variables build on this module.
+    from tensorweave.ops import resource_variable_ops
+
+    return isinstance(ref, resource_variable_ops.ResourceVariable)
+
+
 def _as_ref(ref):
     """A Variable stands for its ref tensor (the VariableV2 output)."""
     return ref._ref() if hasattr(ref, "_ref") else ref
@@ -29,6 +37,8 @@ def _as_ref(ref):
 @tf_export("assign")
 def assign(ref, value, validate_shape=True, use_locking=True, name=None):
     """Stores `value` into the variable `ref` refers to; outputs the new value."""
+    if _is_resource_variable(ref):
+        return ref.assign(value, name=name)
     ref = _as_ref(ref)
     with ops.name_scope(name, "Assign", [ref, value]) as scope:
         value = ops.convert_to_tensor(value, dtype=ref.dtype.base_dtype, name="value")
@@ -52,6 +62,9 @@ def _check_ref(ref, function):
 
 
 def _update(op_type, ref, value, use_locking, name):
+    if _is_resource_variable(ref):
+        update = ref.assign_add if op_type == "AssignAdd" else ref.assign_sub
+        return update(value, name=name)
     ref = _as_ref(ref)
     with ops.name_scope(name, op_type, [ref, value]) as scope:
         _check_ref(ref, op_type)
@@ -79,6 +92,8 @@ def assign_sub(ref, value, use_locking=False, name=None):
 @tf_export("is_variable_initialized")
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable has been assigned a value."""
+    if _is_resource_variable(ref):
+        return ref.is_initialized(name=name)
     ref = _as_ref(ref)
     with ops.name_scope(name, "IsVariableInitialized", [ref]) as scope:
         _check_ref(ref, "is_variable_initialized")

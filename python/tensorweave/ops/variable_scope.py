@@ -17,6 +17,37 @@ from tensorweave.ops import init_ops, variables
 
 REGULARIZATION_LOSSES = "regularization_losses"
 
+# Whether variables are resource variables when nothing says otherwise
+# (TensorFlow 1.x's default: reference variables).
+_default_use_resource = False
+
+
+@tf_export("enable_resource_variables")
+def enable_resource_variables():
+    """From now on tf.Variable and tf.get_variable make resource variables
+    unless told otherwise (use_resource=False)."""
+    global _default_use_resource
+    _default_use_resource = True
+
+
+@tf_export("disable_resource_variables")
+def disable_resource_variables():
+    """From now on variables are reference variables unless use_resource=True."""
+    global _default_use_resource
+    _default_use_resource = False
+
+
+@tf_export("resource_variables_enabled")
+def resource_variables_enabled():
+    return _default_use_resource
+
+
+def default_use_resource():
+    """What use_resource=None means here: the current variable scope's
+    use_resource, else the global default."""
+    scope_default = get_variable_scope().use_resource
+    return _default_use_resource if scope_default is None else scope_default
+
 
 class _ReuseMode:
     def __repr__(self):
@@ -95,6 +126,7 @@ class VariableScope:
         self._custom_getter = custom_getter
         self._name_scope = name_scope
         self._dtype = dtypes.as_dtype(dtype)
+        self._use_resource = use_resource
         self._constraint = constraint
 
     @property
@@ -128,6 +160,13 @@ class VariableScope:
     @property
     def partitioner(self):
         return self._partitioner
+
+    @property
+    def use_resource(self):
+        return self._use_resource
+
+    def set_use_resource(self, use_resource):
+        self._use_resource = use_resource
 
     @property
     def custom_getter(self):
@@ -184,6 +223,9 @@ class VariableScope:
             "collections": collections,
             "validate_shape": validate_shape,
         }
+        use_resource = _first(use_resource, self._use_resource)
+        if use_resource is not None:
+            arguments["use_resource"] = use_resource
         # Variable names depend on variable scopes only: create at top level.
         with ops.name_scope(None):
             if custom_getter is not None:
@@ -231,6 +273,7 @@ def _get_single_variable(
     trainable=None,
     collections=None,
     validate_shape=True,
+    use_resource=None,
     **unused,
 ):
     store = _store()
@@ -291,6 +334,7 @@ def _get_single_variable(
         collections=collections,
         validate_shape=validate_shape,
         dtype=None,
+        use_resource=use_resource,
     )
     if variable.op.name != name:
         raise ValueError(
@@ -469,6 +513,7 @@ def variable_scope(
                 if auxiliary_name_scope
                 else template.original_name_scope,
                 dtype=_first(dtype, template.dtype),
+                use_resource=_first(use_resource, template.use_resource),
                 constraint=_first(constraint, template.constraint),
             )
             store.current_scope = scope

@@ -12,7 +12,30 @@ from tensorweave.ops import array_ops, control_flow_ops, state_ops
 
 @tf_export("Variable", "VariableV1")
 class Variable:
-    """A mutable tensor that keeps its value across runs of one session."""
+    """A mutable tensor that keeps its value across runs of one session.
+
+    A reference variable (VariableV2) unless use_resource is true, or is None
+    and the enclosing variable scope or tf.enable_resource_variables() asks
+    for resource variables: then a ResourceVariable, as TensorFlow 1.x does.
+    """
+
+    # Where use_resource sits among __init__'s positional parameters.
+    _USE_RESOURCE_POSITION = 11
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Variable:
+            if len(args) > Variable._USE_RESOURCE_POSITION:
+                use_resource = args[Variable._USE_RESOURCE_POSITION]
+            else:
+                use_resource = kwargs.get("use_resource")
+            # Imported here: both modules build on this one.
+            from tensorweave.ops import resource_variable_ops, variable_scope
+
+            if use_resource is None:
+                use_resource = variable_scope.default_use_resource()
+            if use_resource:
+                return object.__new__(resource_variable_ops.ResourceVariable)
+        return object.__new__(cls)
 
     def __init__(
         self,

@@ -55,4 +55,4 @@ class AdagradOptimizer(Optimizer):
             self._cast_like(self._learning_rate_tensor, var),
             grad,
             use_locking=self._use_locking,
-        ).op
+        )

@@ -72,7 +72,7 @@ class AdamOptimizer(Optimizer):
             cast(self._epsilon_t, var),
             grad,
             use_locking=self._use_locking,
-        ).op
+        )
 
     def _finish(self, update_ops, name_scope):
         # The powers advance after every variable used this step's values.

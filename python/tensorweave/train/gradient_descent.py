@@ -28,4 +28,4 @@ class GradientDescentOptimizer(Optimizer):
             self._cast_like(self._learning_rate_tensor, var),
             grad,
             use_locking=self._use_locking,
-        ).op
+        )

@@ -43,4 +43,4 @@ class MomentumOptimizer(Optimizer):
             self._cast_like(self._momentum_tensor, var),
             use_locking=self._use_locking,
             use_nesterov=self._use_nesterov,
-        ).op
+        )

@@ -181,13 +181,17 @@ class Optimizer:
                     if grad is None:
                         continue
                     with ops.name_scope("update_" + var.op.name), ops.device(var.device):
-                        update_ops.append(self._apply_dense(grad, var))
+                        update = self._apply_dense(grad, var)
+                        # The ref Apply ops output the variable; ResourceApply ops nothing.
+                        update_ops.append(update.op if isinstance(update, ops.Tensor) else update)
                 if global_step is None:
                     apply_updates = self._finish(update_ops, scope)
                 else:
                     with ops.control_dependencies([self._finish(update_ops, "update")]):
                         apply_updates = state_ops.assign_add(global_step, 1, name=scope)
-            if isinstance(apply_updates, ops.Tensor):
+            # The op itself, whether assign_add gave a ref's Tensor or a
+            # resource variable's read-after-update (as TensorFlow's).
+            if isinstance(apply_updates, (ops.Tensor, variables.Variable)):
                 apply_updates = apply_updates.op
             train_ops = graph.get_collection_ref(ops.GraphKeys.TRAIN_OP)
             if apply_updates not in train_ops:
@@ -228,12 +232,14 @@ class Optimizer:
         if key not in slots:
             # Slot names hang off the variable's name, wherever apply_gradients
             # was called.
+            # Slots of a resource variable are resource variables.
             with var.graph.as_default(), ops.name_scope(None), ops.device(var.device):
                 slots[key] = variables.Variable(
                     initial_value,
                     trainable=False,
                     name=f"{var.op.name}/{op_name}",
                     dtype=var.dtype.base_dtype,
+                    use_resource=_is_resource_variable(var),
                 )
         return slots[key]
 
@@ -243,7 +249,10 @@ class Optimizer:
         if key not in self._non_slot_dict:
             with colocate_with.graph.as_default(), ops.device(colocate_with.device):
                 self._non_slot_dict[key] = variables.Variable(
-                    initial_value, name=name, trainable=False
+                    initial_value,
+                    name=name,
+                    trainable=False,
+                    use_resource=_is_resource_variable(colocate_with),
                 )
         return self._non_slot_dict[key]
 
@@ -278,6 +287,12 @@ class Optimizer:
                     f"Invalid type {dtype.name} for {tensor.name}, expected: "
                     f"{[d.name for d in _VALID_DTYPES]}."
                 )
+
+
+def _is_resource_variable(var):
+    from tensorweave.ops import resource_variable_ops  # an ops module built on variables
+
+    return isinstance(var, resource_variable_ops.ResourceVariable)
 
 
 def _var_key(var):

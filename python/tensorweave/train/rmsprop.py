@@ -75,7 +75,7 @@ class RMSPropOptimizer(Optimizer):
         if self._centered:
             return training_ops.apply_centered_rms_prop(
                 var, self.get_slot(var, "mg"), rms, mom, *hyper, grad, use_locking=self._use_locking
-            ).op
+            )
         return training_ops.apply_rms_prop(
             var, rms, mom, *hyper, grad, use_locking=self._use_locking
-        ).op
+        )

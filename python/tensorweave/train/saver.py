@@ -26,7 +26,14 @@ import time
 import numpy as np
 
 from tensorweave.framework import dtypes, errors, ops, tensor_shape, tensor_util
-from tensorweave.ops import array_ops, constant_op, control_flow_ops, state_ops, variables
+from tensorweave.ops import (
+    array_ops,
+    constant_op,
+    control_flow_ops,
+    resource_variable_ops,
+    state_ops,
+    variables,
+)
 from tensorweave.proto.saver_pb2 import SaverDef
 from tensorweave.train import checkpoint_management, meta_graph
 
@@ -37,12 +44,34 @@ __all__ = [
 
 
 def _variable_ref(value):
-    """The VariableV2 output behind a Variable or a ref tensor, else None."""
+    """The VariableV2 output behind a Variable or a ref tensor, else None. A
+    resource variable stands for itself: it has the dtype, shape and op name
+    (the checkpoint key) a ref has, identity() reads it and assign() sets
+    it, so both kinds save and restore under the same names."""
+    if isinstance(value, resource_variable_ops.ResourceVariable):
+        return value
     if isinstance(value, variables.Variable):
         return value._ref()
     if isinstance(value, ops.Tensor) and value.op.type == "VariableV2":
         return value
     return None
+
+
+class _ImportedResourceVariable:
+    """An imported restore op's resource variable, as restore() needs it: its
+    VarHandleOp (whose name is the variable's) and the shape it declares."""
+
+    def __init__(self, handle):
+        self.op = handle.op
+        self.shape = tensor_shape.as_shape(handle.op.get_attr("shape"))
+
+
+def _assigned_variable(target):
+    """What an imported Assign or AssignVariableOp sets: a ref tensor as is, a
+    resource handle as the variable it names."""
+    if target.dtype.base_dtype == dtypes.resource:
+        return _ImportedResourceVariable(target)
+    return target
 
 
 def _named_variables(var_list):
@@ -143,7 +172,7 @@ class Saver:
         assigns, pending = [], [restore_op]
         while pending:  # through NoOps, should group() ever nest them
             for op in pending.pop().control_inputs:
-                if op.type == "Assign":
+                if op.type in ("Assign", "AssignVariableOp"):
                     assigns.append(op)
                 elif op.type == "NoOp":
                     pending.append(op)
@@ -152,7 +181,9 @@ class Saver:
             raise ValueError(f"{restore_op.name} does not group Assigns from one RestoreV2 op")
         restore = next(iter(restores))
         keys = tensor_util.make_ndarray(restore.inputs[1].op.get_attr("value"))
-        by_index = {assign.inputs[1].value_index: assign.inputs[0] for assign in assigns}
+        by_index = {
+            assign.inputs[1].value_index: _assigned_variable(assign.inputs[0]) for assign in assigns
+        }
         saver._restored = [restore.outputs[i] for i in sorted(by_index)]
         saver._variables = [(keys[i].decode(), by_index[i]) for i in sorted(by_index)]
         return saver

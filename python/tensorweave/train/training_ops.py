@@ -2,12 +2,14 @@
 
 Each takes the variable and its slots (Variables or ref tensors) followed by
 the hyperparameters and the gradient in TensorFlow's input order, and
-returns the op's output: the variable's ref tensor after the update.
+returns the op's output: the variable's ref tensor after the update. Given
+resource variables (or their handles), each builds the ResourceApply* twin
+instead and returns that op, which has no output.
 Hyperparameters must already have the variable's dtype (the optimizers
 cast them). Not exported: TensorFlow keeps these as raw ops too.
 """
 
-from tensorweave.framework import ops
+from tensorweave.framework import dtypes, ops
 from tensorweave.ops.op_builder import make_op
 
 
@@ -22,7 +24,32 @@ def _as_ref(variable):
     return ref
 
 
-def _apply(op_type, refs, values, attrs, name):
+def _is_resource(variable):
+    # Imported here: resource_variable_ops is an ops module built on variables.
+    from tensorweave.ops import resource_variable_ops
+
+    if isinstance(variable, resource_variable_ops.ResourceVariable):
+        return True
+    return isinstance(variable, ops.Tensor) and variable.dtype.base_dtype == dtypes.resource
+
+
+def _apply_resource(op_type, variables, values, attrs, name):
+    handles = [getattr(v, "handle", v) for v in variables]
+    if not all(h.dtype.base_dtype == dtypes.resource for h in handles):
+        raise TypeError(f"{op_type} needs resource variables for every variable input")
+    dtype = variables[0].dtype.base_dtype
+    if dtype == dtypes.resource:
+        dtype = ops.convert_to_tensor(values[-1]).dtype.base_dtype  # the gradient's
+    with ops.name_scope(name, op_type, handles + list(values)) as scope:
+        tensors = [ops.convert_to_tensor(v, dtype=dtype) for v in values]
+        return make_op(op_type, handles + tensors, dict(attrs, T=dtype), scope)
+
+
+def _apply(op_type, resource_op_type, refs, values, attrs, name):
+    """Builds op_type (an Apply op) on reference variables, its twin
+    resource_op_type on resource variables."""
+    if _is_resource(refs[0]):
+        return _apply_resource(resource_op_type, refs, values, attrs, name)
     refs = [_as_ref(r) for r in refs]
     dtype = refs[0].dtype.base_dtype
     with ops.name_scope(name, op_type, refs + list(values)) as scope:
@@ -33,7 +60,12 @@ def _apply(op_type, refs, values, attrs, name):
 
 def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
     return _apply(
-        "ApplyGradientDescent", [var], [alpha, delta], {"use_locking": bool(use_locking)}, name
+        "ApplyGradientDescent",
+        "ResourceApplyGradientDescent",
+        [var],
+        [alpha, delta],
+        {"use_locking": bool(use_locking)},
+        name,
     )
 
 
@@ -42,6 +74,7 @@ def apply_momentum(
 ):
     return _apply(
         "ApplyMomentum",
+        "ResourceApplyMomentum",
         [var, accum],
         [lr, grad, momentum],
         {"use_locking": bool(use_locking), "use_nesterov": bool(use_nesterov)},
@@ -66,6 +99,7 @@ def apply_adam(
 ):
     return _apply(
         "ApplyAdam",
+        "ResourceApplyAdam",
         [var, m, v],
         [beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
         {"use_locking": bool(use_locking), "use_nesterov": bool(use_nesterov)},
@@ -76,6 +110,7 @@ def apply_adam(
 def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, use_locking=False, name=None):
     return _apply(
         "ApplyRMSProp",
+        "ResourceApplyRMSProp",
         [var, ms, mom],
         [lr, rho, momentum, epsilon, grad],
         {"use_locking": bool(use_locking)},
@@ -88,6 +123,7 @@ def apply_centered_rms_prop(
 ):
     return _apply(
         "ApplyCenteredRMSProp",
+        "ResourceApplyCenteredRMSProp",
         [var, mg, ms, mom],
         [lr, rho, momentum, epsilon, grad],
         {"use_locking": bool(use_locking)},
@@ -98,6 +134,7 @@ def apply_centered_rms_prop(
 def apply_adagrad(var, accum, lr, grad, use_locking=False, update_slots=True, name=None):
     return _apply(
         "ApplyAdagrad",
+        "ResourceApplyAdagrad",
         [var, accum],
         [lr, grad],
         {"use_locking": bool(use_locking), "update_slots": bool(update_slots)},
