@@ -1,5 +1,5 @@
 // ClipByValue (for the real numbers and the integers up to 16 bits), and
-// the Identity-like PreventGradient and Snapshot for every dtype.
+// the Identity-like PreventGradient for every dtype (Snapshot is an array op).
 //
 // ClipByValue's bounds are each a scalar or of t's shape (TensorFlow's
 // kernel broadcasts nothing else); the result is max(min(t, hi), lo) with
@@ -57,14 +57,6 @@ class PreventGradientOp : public CheapKernel {
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0)); }
 };
 
-// Snapshot: a copy of the input (Tensor::DeepCopy, which knows every
-// dtype), so an in-place update of the input later does not show through.
-class SnapshotOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0).DeepCopy()); }
-};
-
 #define TW_REGISTER_CLIP(T) TW_REGISTER_CPU_KERNEL("ClipByValue", T, ClipByValueOp<T>);
 
 TW_FOR_EACH_REAL_NUMBER(TW_REGISTER_CLIP)
@@ -76,7 +68,6 @@ TW_REGISTER_CLIP(uint16_t)
 #undef TW_REGISTER_CLIP
 
 REGISTER_KERNEL_BUILDER(Name("PreventGradient").Device(DEVICE_CPU), PreventGradientOp);
-REGISTER_KERNEL_BUILDER(Name("Snapshot").Device(DEVICE_CPU), SnapshotOp);
 
 }  // namespace
 }  // namespace tensorweave

@@ -3,8 +3,8 @@
 // the special functions (Erf, Erfc, Lgamma, Digamma, Polygamma, Zeta),
 // IsNan/IsInf/IsFinite, Rint, Softsign, the C-style divisions (TruncateDiv,
 // TruncateMod and its old name Mod), the guarded divisions DivNoNan, Xlogy
-// and Xdivy, ClipByValue, and the Identity-like PreventGradient and
-// Snapshot. Allowed dtypes are those the CPU kernels here run
+// and Xdivy, ClipByValue, and the Identity-like PreventGradient (Snapshot
+// is registered with the array ops). Allowed dtypes are those the CPU kernels here run
 // (runtime/kernels/cwise_trig_ops.cc, cwise_special_ops.cc,
 // cwise_truncate_ops.cc, clip_snapshot_ops.cc); TensorFlow also admits
 // half, bfloat16 and complex, which tensors here cannot hold.
@@ -166,13 +166,6 @@ REGISTER_OP("PreventGradient")
     .Doc(
         "Returns its input; building a gradient through it is an error that quotes `message` "
         "(the Python gradient of the op).");
-
-REGISTER_OP("Snapshot")
-    .Input("input: T")
-    .Output("output: T")
-    .Attr("T: type")
-    .SetShapeFn(shape_fns::UnchangedShape)
-    .Doc("A copy of its input, so later in-place updates of the input do not show through.");
 
 #undef TW_CLIP_TYPES
 #undef TW_ALL_INTEGER_TYPES

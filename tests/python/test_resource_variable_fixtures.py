@@ -65,36 +65,7 @@ def _assert_close(name, result, expected):
     np.testing.assert_allclose(result, expected, rtol=rtol, atol=rtol * scale, err_msg=name)
 
 
-# TensorFlow's gradient of Conv2D takes its input shapes with ShapeN, which
-# the runtime does not register yet (an array op); strict, so that the
-# marker goes when ShapeN arrives.
-NEEDS_SHAPE_N = pytest.mark.xfail(
-    strict=True, raises=ValueError, reason="op ShapeN is not registered yet"
-)
-
-
-# TensorFlow's optimizers merge repeated rows of a sparse gradient with
-# Unique before a ResourceSparseApply* op; the runtime does not register
-# Unique yet (an array op; the sparse apply ops themselves are checked by
-# sparse_apply_raw). Strict, so that the marker goes when Unique arrives.
-NEEDS_UNIQUE = pytest.mark.xfail(
-    strict=True, raises=ValueError, reason="op Unique is not registered yet"
-)
-WAITING = {
-    "layers_cnn_adam": NEEDS_SHAPE_N,
-    "embedding_momentum": NEEDS_UNIQUE,
-    "embedding_adagrad": NEEDS_UNIQUE,
-    "embedding_rmsprop": NEEDS_UNIQUE,
-    "embedding_centered_rmsprop": NEEDS_UNIQUE,
-}
-
-
-def _marked(path):
-    marks = [WAITING[fixture_name(path)]] if fixture_name(path) in WAITING else []
-    return pytest.param(path, marks=marks, id=fixture_name(path))
-
-
-@pytest.mark.parametrize("path", [_marked(path) for path in GRAPHS])
+@pytest.mark.parametrize("path", GRAPHS, ids=fixture_name)
 def test_training_steps_follow_tensorflow(path):
     graph_def = load_graph_def(path)
     assert any(node.op == "VarHandleOp" for node in graph_def.node)

@@ -244,11 +244,5 @@ def _prevent_gradient_grad(op, grad):
     raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
 
 
-# A copy: the gradient passes unchanged (TensorFlow registers none).
-@RegisterGradient("Snapshot")
-def _snapshot_grad(op, grad):
-    return grad
-
-
 for _op_type in ("IsNan", "IsInf", "IsFinite", "Rint"):
     NotDifferentiable(_op_type)
