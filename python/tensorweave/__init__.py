@@ -97,6 +97,7 @@ _API_NAMESPACES = (
     "initializers",
     "random",
     "math",
+    "linalg",
     "debugging",
     "strings",
 )

@@ -623,7 +623,7 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
 }
 
 void DirectSession::ClearVariables(const std::vector<std::string>& containers) {
-  for (const std::unique_ptr<Device>& device : devices_) device->variables()->Clear(containers);
+  for (const std::unique_ptr<Device>& device : devices_) device->ClearContainers(containers);
 }
 
 Status DirectSession::GetPartitionGraphs(const std::vector<std::string>& feed_names,

@@ -391,7 +391,7 @@ void Worker::CleanupAllAsync(CallOptions* call, const CleanupAllRequest* request
   // deleted, as in TensorFlow.
   const std::vector<std::string> containers(request->container().begin(),
                                             request->container().end());
-  for (Device* device : device_ptrs_) device->variables()->Clear(containers);
+  for (Device* device : device_ptrs_) device->ClearContainers(containers);
   done(Status::OK());
 }
 

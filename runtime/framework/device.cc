@@ -36,4 +36,13 @@ void VariableStore::Clear(const std::vector<std::string>& containers) {
   }
 }
 
+void Device::ClearContainers(const std::vector<std::string>& containers) {
+  variables_.Clear(containers);
+  if (containers.empty()) {
+    resource_manager_.Cleanup(VariableStore::kDefaultContainer);
+    return;
+  }
+  for (const std::string& container : containers) resource_manager_.Cleanup(container);
+}
+
 }  // namespace tensorweave

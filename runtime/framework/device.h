@@ -80,6 +80,10 @@ class Device {
   // Resources kept by container and name for as long as the device lives
   // (per-step ones live in the step's ScopedStepContainer instead).
   ResourceMgr* resource_manager() { return &resource_manager_; }
+  // Session::Reset's work on this device: empties the named containers
+  // (the default one when none are named) of both the ref-variable store and
+  // the resource manager, so resource variables are dropped too.
+  void ClearContainers(const std::vector<std::string>& containers);
 
  private:
   std::string name_;

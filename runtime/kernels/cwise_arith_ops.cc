@@ -33,18 +33,6 @@ struct DivExpr {
   }
 };
 
-// Integer quotient without undefined behaviour: the divisor was checked for
-// zero, and MIN / -1 (which traps on x86) wraps to MIN as negation does.
-template <typename T>
-struct TruncatingDivide {
-  T operator()(const T& a, const T& b) const {
-    if (std::is_signed<T>::value && b == static_cast<T>(-1)) {
-      using Unsigned = std::make_unsigned_t<T>;
-      return static_cast<T>(Unsigned{0} - static_cast<Unsigned>(a));
-    }
-    return a / b;
-  }
-};
 template <typename T>
 struct IntDivExpr {
   template <typename A, typename B>

@@ -88,6 +88,20 @@ struct PlainAdd {
   }
 };
 
+// Integer quotient without undefined behaviour (Div, TruncateDiv): the
+// divisor was checked for zero, and MIN / -1 (which traps on x86) wraps to
+// MIN as negation does.
+template <typename T>
+struct TruncatingDivide {
+  T operator()(const T& a, const T& b) const {
+    if (std::is_signed<T>::value && b == static_cast<T>(-1)) {
+      using Unsigned = std::make_unsigned_t<T>;
+      return static_cast<T>(Unsigned{0} - static_cast<Unsigned>(a));
+    }
+    return static_cast<T>(a / b);
+  }
+};
+
 // x + y as an Eigen expression (shared by Add, AddV2, BiasAdd and AddN).
 using AddExpr = WrappingBinaryExpr<WrappingAddFn, PlainAdd>;
 

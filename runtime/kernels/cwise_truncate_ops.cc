@@ -21,13 +21,7 @@ struct TruncatedQuotient {
     if constexpr (std::is_floating_point_v<T>) {
       return std::trunc(a / b);
     } else {
-      if constexpr (std::is_signed_v<T>) {
-        if (b == static_cast<T>(-1)) {
-          using Unsigned = std::make_unsigned_t<T>;
-          return static_cast<T>(Unsigned{0} - static_cast<Unsigned>(a));
-        }
-      }
-      return static_cast<T>(a / b);
+      return TruncatingDivide<T>()(a, b);
     }
   }
 };

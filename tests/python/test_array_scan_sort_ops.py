@@ -212,3 +212,8 @@ def test_tf1_top_k_and_in_top_k_with_k_as_an_attr():
     np.testing.assert_array_equal(indices, [[1, 2], [0, 2]])
     np.testing.assert_array_equal(hits, [True, True])
     np.testing.assert_array_equal(g, [[0, 1, 1], [1, 0, 1]])
+
+
+def test_linalg_namespace_names_band_part_and_matmul_as_tensorflow():
+    assert tf.linalg.band_part is tf.matrix_band_part
+    assert tf.linalg.matmul is tf.matmul

@@ -139,6 +139,30 @@ def test_a_server_keeps_resource_variables_across_sessions():
         server.stop()
 
 
+def test_session_reset_drops_resource_variables_as_tensorflow():
+    """Reset empties the default container (or the ones named) of resource
+    variables too, in process and on a server."""
+    v = tf.Variable(3.0, use_resource=True)
+    with tf.container("foo"):
+        in_foo = tf.Variable(4.0, use_resource=True)
+    init = tf.global_variables_initializer()
+    with tf.Session() as sess:
+        sess.run(init)
+        tf.Session.reset("")
+        assert sess.run([v.is_initialized(), in_foo.is_initialized()]) == [False, True]
+        tf.Session.reset("", ["foo"])
+        assert not sess.run(in_foo.is_initialized())
+    server = tf.train.Server.create_local_server()
+    try:
+        with tf.Session(server.target) as sess:
+            sess.run(init)
+        tf.Session.reset(server.target)
+        with tf.Session(server.target) as sess:
+            assert sess.run([v.is_initialized(), in_foo.is_initialized()]) == [False, True]
+    finally:
+        server.stop()
+
+
 def test_reading_an_uninitialized_variable_fails_as_tensorflow():
     v = tf.get_variable("v", [2], use_resource=True)
     with tf.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError) as raised:

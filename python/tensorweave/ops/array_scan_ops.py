@@ -50,7 +50,7 @@ def unique(x, out_idx=dtypes.int32, name=None):
         return UniqueResult(*op.outputs)
 
 
-@tf_export("matrix_band_part")
+@tf_export("matrix_band_part", "linalg.band_part")
 def matrix_band_part(input, num_lower, num_upper, name=None):
     """The innermost matrices of `input` with every entry (m, n) zeroed unless
     m - n <= num_lower and n - m <= num_upper (a negative bound keeps the

@@ -288,7 +288,7 @@ def less_equal(x, y, name=None):
     return binary("LessEqual", x, y, name)
 
 
-@tf_export("matmul")
+@tf_export("matmul", "linalg.matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product of two rank-2 tensors (each optionally transposed); inputs
     of higher (or unknown) rank multiply matrix by matrix over broadcast batch
