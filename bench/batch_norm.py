@@ -12,14 +12,11 @@ Usage: PYTHONPATH=python python bench/batch_norm.py [--repeats N]
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+import tensorflow_side
 
-_DEFAULT_TENSORFLOW_PYTHON = "/work/tfvenv/bin/python"
 BATCH, SIZE, CHANNELS, LAYERS = 32, 56, 64, 4
 CASES = [
     (data_format, mode)
@@ -82,43 +79,25 @@ def bench(tf, repeats):
     return figures
 
 
-def tensorflow_module():
-    import tensorflow as tf
-
-    tf.compat.v1.disable_eager_execution()
-    return tf.compat.v1
-
-
-def tensorflow_figures(args):
-    """TensorFlow's figures, or None when unavailable."""
-    try:
-        return bench(tensorflow_module(), args.repeats)
-    except ImportError:
-        pass
-    python = os.environ.get("TENSORFLOW_PYTHON", _DEFAULT_TENSORFLOW_PYTHON)
-    if not os.path.exists(python):
-        return None
-    command = [python, os.path.abspath(__file__), "--only", "tensorflow"]
-    command += ["--repeats", str(args.repeats)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    if done.returncode != 0:
-        print(done.stderr[-2000:], file=sys.stderr)
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", choices=["tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only == "tensorflow":
-        print(json.dumps(bench(tensorflow_module(), args.repeats)))
+        print(json.dumps(bench(tensorflow_side.tensorflow_v1(), args.repeats)))
         return
     import tensorweave as tw
 
     ours = bench(tw, args.repeats)
-    theirs = tensorflow_figures(args) or {}
+    theirs = (
+        tensorflow_side.figures(
+            __file__,
+            ["--repeats", str(args.repeats)],
+            lambda: bench(tensorflow_side.tensorflow_v1(), args.repeats),
+        )
+        or {}
+    )
     print(f"{LAYERS} x (fused_batch_norm + relu) on [{BATCH}, {SIZE}, {SIZE}, {CHANNELS}]")
     for label, ms in ours.items():
         other = theirs.get(label)

@@ -14,14 +14,10 @@ Usage: PYTHONPATH=python python bench/depthwise_conv.py [--repeats N]
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
-
-_DEFAULT_TENSORFLOW_PYTHON = "/work/tfvenv/bin/python"
+import tensorflow_side
 
 # (rows/cols, channels, stride)
 LAYERS = [(112, 32, 1), (112, 32, 2), (56, 128, 1), (56, 128, 2), (14, 512, 1), (14, 512, 2)]
@@ -74,43 +70,26 @@ def bench(tf, repeats):
     return figures
 
 
-def tensorflow_v1():
-    import tensorflow as tf
-
-    tf.compat.v1.disable_eager_execution()
-    return tf.compat.v1
-
-
-def tensorflow_figures(args):
-    """TensorFlow's figures, or None when unavailable."""
-    try:
-        return bench(tensorflow_v1(), args.repeats)
-    except ImportError:
-        pass
-    python = os.environ.get("TENSORFLOW_PYTHON", _DEFAULT_TENSORFLOW_PYTHON)
-    if not os.path.exists(python):
-        return None
-    command = [python, os.path.abspath(__file__), "--only", "tensorflow"]
-    command += ["--repeats", str(args.repeats)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1200, check=False)
-    if done.returncode != 0:
-        print(done.stderr[-2000:], file=sys.stderr)
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--only", choices=["tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only == "tensorflow":
-        print(json.dumps(bench(tensorflow_v1(), args.repeats)))
+        print(json.dumps(bench(tensorflow_side.tensorflow_v1(), args.repeats)))
         return
     import tensorweave as tw
 
     ours = bench(tw, args.repeats)
-    theirs = tensorflow_figures(args) or {}
+    theirs = (
+        tensorflow_side.figures(
+            __file__,
+            ["--repeats", str(args.repeats)],
+            lambda: bench(tensorflow_side.tensorflow_v1(), args.repeats),
+            timeout=1200,
+        )
+        or {}
+    )
     print(f"{'case':<40} {'tensorweave':>12} {'tensorflow':>12} {'ratio':>8}")
     ratios = []
     for name, ms in ours.items():

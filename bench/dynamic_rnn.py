@@ -14,14 +14,11 @@ Usage: PYTHONPATH=python python bench/dynamic_rnn.py [--repeats N]
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+import tensorflow_side
 
-_DEFAULT_TENSORFLOW_PYTHON = "/work/tfvenv/bin/python"
 BATCH, STEPS, UNITS, DEPTH = 32, 50, 128, 128
 
 
@@ -69,30 +66,10 @@ def bench(toolkit, repeats):
 
 
 def tensorflow_toolkit():
-    import tensorflow as tf
+    v1 = tensorflow_side.tensorflow_v1(control_flow_v2=False)
     from tensorflow.python.ops import rnn, rnn_cell_impl
 
-    tf.compat.v1.disable_eager_execution()
-    tf.compat.v1.disable_control_flow_v2()
-    return tf.compat.v1, rnn_cell_impl, rnn
-
-
-def tensorflow_figures(args):
-    """TensorFlow's figures, or None when unavailable."""
-    try:
-        return bench(tensorflow_toolkit(), args.repeats)
-    except ImportError:
-        pass
-    python = os.environ.get("TENSORFLOW_PYTHON", _DEFAULT_TENSORFLOW_PYTHON)
-    if not os.path.exists(python):
-        return None
-    command = [python, os.path.abspath(__file__), "--only", "tensorflow"]
-    command += ["--repeats", str(args.repeats)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    if done.returncode != 0:
-        print(done.stderr[-2000:], file=sys.stderr)
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return v1, rnn_cell_impl, rnn
 
 
 def _line(label, ours, theirs):
@@ -122,7 +99,14 @@ def main():
     # of load from other work on the machine weighs on both sides alike.
     toolkit = (tw, tw.nn.rnn_cell, tw.nn)
     ours = bench(toolkit, (args.repeats + 1) // 2)
-    theirs = tensorflow_figures(args) or {}
+    theirs = (
+        tensorflow_side.figures(
+            __file__,
+            ["--repeats", str(args.repeats)],
+            lambda: bench(tensorflow_toolkit(), args.repeats),
+        )
+        or {}
+    )
     after = bench(toolkit, max(1, args.repeats // 2))
     ours = {key: None if value is None else min(value, after[key]) for key, value in ours.items()}
     print(f"dynamic_rnn BasicLSTMCell({UNITS}), batch {BATCH}, {STEPS} steps, depth {DEPTH}")

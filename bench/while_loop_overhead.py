@@ -14,14 +14,10 @@ Usage: PYTHONPATH=python python bench/while_loop_overhead.py [--iterations N]
 """
 
 import argparse
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
-
-_DEFAULT_TENSORFLOW_PYTHON = "/work/tfvenv/bin/python"
+import tensorflow_side
 
 
 def build_counter_loop(tf):
@@ -51,32 +47,6 @@ def bench(tf, iterations, repeats):
     return best / iterations * 1e6
 
 
-def tensorflow_v1():
-    import tensorflow as tf
-
-    tf.compat.v1.disable_eager_execution()
-    tf.compat.v1.disable_control_flow_v2()
-    return tf.compat.v1
-
-
-def tensorflow_figure(args):
-    """TensorFlow's microseconds per iteration, or None when unavailable."""
-    try:
-        return bench(tensorflow_v1(), args.iterations, args.repeats)
-    except ImportError:
-        pass
-    python = os.environ.get("TENSORFLOW_PYTHON", _DEFAULT_TENSORFLOW_PYTHON)
-    if not os.path.exists(python):
-        return None
-    command = [python, os.path.abspath(__file__), "--only", "tensorflow"]
-    command += ["--iterations", str(args.iterations), "--repeats", str(args.repeats)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0:
-        print(done.stderr[-2000:], file=sys.stderr)
-        return None
-    return float(done.stdout.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--iterations", type=int, default=100000)
@@ -84,14 +54,25 @@ def main():
     parser.add_argument("--only", choices=["tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only == "tensorflow":
-        print(bench(tensorflow_v1(), args.iterations, args.repeats))
+        print(
+            bench(
+                tensorflow_side.tensorflow_v1(control_flow_v2=False), args.iterations, args.repeats
+            )
+        )
         return
     import tensorweave as tw
 
     # Half of our runs before TensorFlow's and half after, so that a spell
     # of load from other work on the machine weighs on both sides alike.
     ours = bench(tw, args.iterations, (args.repeats + 1) // 2)
-    theirs = tensorflow_figure(args)
+    theirs = tensorflow_side.figures(
+        __file__,
+        ["--iterations", str(args.iterations), "--repeats", str(args.repeats)],
+        lambda: bench(
+            tensorflow_side.tensorflow_v1(control_flow_v2=False), args.iterations, args.repeats
+        ),
+        timeout=600,
+    )
     ours = min(ours, bench(tw, args.iterations, max(1, args.repeats // 2)))
     print(f"tensorweave while loop                {ours:8.3f} us per iteration")
     if theirs is None:
