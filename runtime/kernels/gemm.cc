@@ -34,16 +34,14 @@ namespace tensorweave {
 namespace {
 
 constexpr double kOneDnnMinWork = 16 * 16 * 16;
-// Blocks smaller than this many multiply-adds are not worth a thread: a
-// block handed to the pool waits for a thread to wake, 20-50 us on this
-// shared 2-core machine (bench/gemm_shapes.cc, "sgemm/2" of a 32^3
-// product), and a product's time then is its slower half. An LSTM step's
-// products ([32,256]x[256,512] and the two of its gradient, 4.2M
-// multiply-adds, ~100 us on one thread) took 1.1-1.7x longer split in two;
-// a 256x256x512 product (33M) ran 1.7-2.2x faster split. Products below
-// the threshold leave the other core to the executor, which runs
-// independent products (a gradient's dx and dW) side by side.
-constexpr double kMinBlockWork = 8.0 * 1024 * 1024;
+// Blocks smaller than this many multiply-adds are not worth a thread. On a
+// quiet machine an LSTM step's products ([32,256]x[256,512] and the two of
+// its gradient, 4.2M multiply-adds) gain from both cores: dynamic_rnn
+// (bench/dynamic_rnn.py) forward 14.0 -> 11.7 ms, forward+backward 34-37 ->
+// 28-29 ms against a threshold of 8M. (Under heavy load from other
+// processes the split halves wait for a core and lose; that is not the
+// case to tune for.)
+constexpr double kMinBlockWork = 64 * 64 * 64;
 
 // Limits the calling thread's OpenMP team (oneDNN's threading runtime in
 // Debian's build) to itself. omp_set_num_threads is per thread, so each
