@@ -100,6 +100,8 @@ _API_NAMESPACES = (
     "linalg",
     "debugging",
     "strings",
+    "image",
+    "metrics",
 )
 for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")

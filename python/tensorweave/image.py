@@ -1,0 +1,9 @@
+"""tf.image: resizing, cropping, flips, colour adjustments and the JPEG/PNG
+codecs. Its names are declared where each function is defined
+(@tf_export("image.<name>"), see framework/api_export.py)."""
+
+from tensorweave.framework import api_export as _api_export
+
+# The ops modules that declare these names are imported by the package
+# (tensorweave/__init__.py) before this module.
+globals().update(_api_export.exported_names("image"))

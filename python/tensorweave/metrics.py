@@ -1,0 +1,10 @@
+"""tf.metrics: streaming metrics (accuracy, mean, auc, ...) kept in local
+variables, each returning (value, update_op). Its names are declared where
+each function is defined (@tf_export("metrics.<name>"), see
+framework/api_export.py)."""
+
+from tensorweave.framework import api_export as _api_export
+
+# The ops modules that declare these names are imported by the package
+# (tensorweave/__init__.py) before this module.
+globals().update(_api_export.exported_names("metrics"))
