@@ -1349,6 +1349,61 @@ TF_CAPI_EXPORT extern void TF_DeleteServer(TF_Server* server);
 TF_CAPI_EXPORT extern void TF_Reset(const TF_SessionOptions* opt, const char** containers,
                                     int ncontainers, TF_Status* status);
 
+/* ---- Record files (issue 11 part 3: TensorBoard event files) -------------
+ * TFRecord files, the framing of TensorFlow's event files
+ * (events.out.tfevents.*) and of tf.io.TFRecordWriter: each record carries
+ * its length and masked CRC-32C checksums. Python's tf.summary.FileWriter
+ * and tf.io.TFRecordWriter write through these, summary_iterator and
+ * tf_record_iterator read through them.
+ *
+ *   TW_RecordWriter* writer = TW_NewRecordWriter("/tmp/f.tfrecord", "", status);
+ *   TW_RecordWriterWrite(writer, bytes, nbytes, status);
+ *   TW_RecordWriterClose(writer, status);   (flushes; errors show here)
+ *   TW_DeleteRecordWriter(writer);
+ *
+ * compression_type: "" or "NONE" (NULL means ""); "ZLIB" and "GZIP" give
+ * TF_UNIMPLEMENTED, any other name TF_INVALID_ARGUMENT. */
+typedef struct TW_RecordWriter TW_RecordWriter;
+
+/* Creates (or truncates) `filename`. The result must be freed with
+ * TW_DeleteRecordWriter. On failure returns NULL: TF_NOT_FOUND when the
+ * directory is missing, TF_PERMISSION_DENIED when it cannot be written. */
+TF_CAPI_EXPORT extern TW_RecordWriter* TW_NewRecordWriter(const char* filename,
+                                                          const char* compression_type,
+                                                          TF_Status* status);
+
+/* Appends one record of `record_len` bytes (copied; the caller keeps
+ * `record`). TF_FAILED_PRECONDITION after TW_RecordWriterClose. */
+TF_CAPI_EXPORT extern void TW_RecordWriterWrite(TW_RecordWriter* writer, const void* record,
+                                                size_t record_len, TF_Status* status);
+
+/* Hands the records written so far to the file system and syncs them. */
+TF_CAPI_EXPORT extern void TW_RecordWriterFlush(TW_RecordWriter* writer, TF_Status* status);
+
+/* Flushes and closes the file; a second close is a no-op. */
+TF_CAPI_EXPORT extern void TW_RecordWriterClose(TW_RecordWriter* writer, TF_Status* status);
+
+/* Closes the file if open (errors are dropped) and frees the writer. NULL is
+ * a no-op. */
+TF_CAPI_EXPORT extern void TW_DeleteRecordWriter(TW_RecordWriter* writer);
+
+typedef struct TW_RecordReader TW_RecordReader;
+
+/* Opens `filename` for reading from its first record. Free the result with
+ * TW_DeleteRecordReader. NULL on failure (TF_NOT_FOUND for a missing file). */
+TF_CAPI_EXPORT extern TW_RecordReader* TW_NewRecordReader(const char* filename,
+                                                          const char* compression_type,
+                                                          TF_Status* status);
+
+/* The next record, in a new buffer the caller frees with TF_DeleteBuffer.
+ * NULL with TF_OUT_OF_RANGE at the end of the file (a later call reads
+ * records appended since), TF_DATA_LOSS for a truncated or corrupted record. */
+TF_CAPI_EXPORT extern TF_Buffer* TW_RecordReaderReadNext(TW_RecordReader* reader,
+                                                         TF_Status* status);
+
+/* Closes the file and frees the reader. NULL is a no-op. */
+TF_CAPI_EXPORT extern void TW_DeleteRecordReader(TW_RecordReader* reader);
+
 #ifdef __cplusplus
 } /* end extern "C" */
 #endif

@@ -263,6 +263,50 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
   Py_END_ALLOW_THREADS
 }
 
+// ---- Record files (issue 11 part 3: event files, tf.io.TFRecordWriter) ----
+// python/tensorweave/summary/record_io.py owns the writers and readers and
+// deletes them. A record read comes back as bytes; the end of the file is
+// an OutOfRangeError.
+%unignore TW_NewRecordWriter;
+%unignore TW_RecordWriterWrite;
+%unignore TW_RecordWriterFlush;
+%unignore TW_RecordWriterClose;
+%unignore TW_DeleteRecordWriter;
+%unignore TW_NewRecordReader;
+%unignore TW_RecordReaderReadNext;
+%unignore TW_DeleteRecordReader;
+%apply (const void* proto, size_t proto_len) { (const void* record, size_t record_len) };
+%typemap(check) TW_RecordWriter* writer {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "The record writer has been closed");
+}
+%typemap(check) TW_RecordReader* reader {
+  if ($1 == NULL) SWIG_exception_fail(SWIG_ValueError, "The record reader has been closed");
+}
+%typemap(out) TF_Buffer* TW_RecordReaderReadNext {
+  if ($1 == NULL) {
+    $result = SWIG_Py_Void();
+  } else {
+    $result = PyBytes_FromStringAndSize(static_cast<const char*>($1->data), $1->length);
+    TF_DeleteBuffer($1);
+    if ($result == NULL) SWIG_fail;
+  }
+}
+%exception TW_RecordWriterFlush {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%exception TW_RecordWriterClose {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%exception TW_DeleteRecordWriter {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+
 // ---- py_func (python/tensorweave/ops/script_ops.py names its dispatcher) ----
 // Runs take no GIL (TW_SessionRunCallable_wrapper releases it), so a PyFunc
 // kernel on an inter-op thread can take it to call Python.

@@ -1,0 +1,201 @@
+// TFRecord framing (see record_io.h). Checksums are CRC-32C from
+// runtime/util/crc32c.cc, masked as TensorFlow masks them.
+#include "runtime/util/record_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/framework/str_util.h"
+#include "runtime/util/checkpoint_format.h"
+
+namespace tensorweave {
+namespace {
+
+constexpr uint32_t kMaskDelta = 0xa282ead8u;
+constexpr size_t kHeaderBytes = sizeof(uint64_t) + sizeof(uint32_t);
+constexpr size_t kFooterBytes = sizeof(uint32_t);
+
+void EncodeFixed64(uint64_t value, char* out) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+void EncodeFixed32(uint32_t value, char* out) {
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+uint64_t DecodeFixed64(const char* in) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(in[i]);
+  return value;
+}
+uint32_t DecodeFixed32(const char* in) {
+  uint32_t value = 0;
+  for (int i = 3; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(in[i]);
+  return value;
+}
+
+Status FileError(const char* what, const std::string& path, int error) {
+  const std::string message = StrCat(what, " ", path, ": ", std::strerror(error));
+  switch (error) {
+    case ENOENT:
+    case ENOTDIR:
+      return errors::NotFound(message);
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return errors::PermissionDenied(message);
+    case ENOSPC:
+    case EDQUOT:
+      return errors::ResourceExhausted(message);
+    default:
+      return errors::Internal(message);
+  }
+}
+
+}  // namespace
+
+uint32_t MaskCrc32c(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
+
+uint32_t UnmaskCrc32c(uint32_t masked) {
+  const uint32_t rotated = masked - kMaskDelta;
+  return (rotated >> 17) | (rotated << 15);
+}
+
+Status CheckRecordCompression(const std::string& compression_type) {
+  if (compression_type.empty() || compression_type == "NONE") return Status::OK();
+  if (compression_type == "ZLIB" || compression_type == "GZIP") {
+    return errors::Unimplemented("Compressed record files (", compression_type,
+                                 ") are not supported; use no compression");
+  }
+  return errors::InvalidArgument("Unsupported compression type: ", compression_type);
+}
+
+// ---- RecordWriter ------------------------------------------------------------
+
+Status RecordWriter::Open(const std::string& path, const std::string& compression_type,
+                          std::unique_ptr<RecordWriter>* writer) {
+  TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
+  std::FILE* file = std::fopen(path.c_str(), "wbe");
+  if (file == nullptr) return FileError("Cannot create record file", path, errno);
+  writer->reset(new RecordWriter(path, file));
+  return Status::OK();
+}
+
+RecordWriter::~RecordWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+Status RecordWriter::Put(const void* data, size_t length) {
+  if (length > 0 && std::fwrite(data, 1, length, file_) != length) {
+    return FileError("Cannot write record file", path_, errno);
+  }
+  return Status::OK();
+}
+
+Status RecordWriter::WriteRecord(const void* data, size_t length) {
+  if (file_ == nullptr) {
+    return errors::FailedPrecondition("Record file ", path_, " is closed");
+  }
+  char header[kHeaderBytes];
+  EncodeFixed64(length, header);
+  EncodeFixed32(MaskCrc32c(Crc32c(header, sizeof(uint64_t))), header + sizeof(uint64_t));
+  char footer[kFooterBytes];
+  EncodeFixed32(MaskCrc32c(Crc32c(data, length)), footer);
+  TW_RETURN_IF_ERROR(Put(header, sizeof(header)));
+  TW_RETURN_IF_ERROR(Put(data, length));
+  return Put(footer, sizeof(footer));
+}
+
+Status RecordWriter::Flush() {
+  if (file_ == nullptr) {
+    return errors::FailedPrecondition("Record file ", path_, " is closed");
+  }
+  if (std::fflush(file_) != 0) return FileError("Cannot write record file", path_, errno);
+  if (::fsync(::fileno(file_)) != 0 && errno != EINVAL) {
+    return FileError("Cannot sync record file", path_, errno);
+  }
+  return Status::OK();
+}
+
+Status RecordWriter::Close() {
+  if (file_ == nullptr) return Status::OK();
+  Status status = Flush();
+  if (std::fclose(file_) != 0 && status.ok()) {
+    status = FileError("Cannot close record file", path_, errno);
+  }
+  file_ = nullptr;
+  return status;
+}
+
+// ---- RecordReader ------------------------------------------------------------
+
+Status RecordReader::Open(const std::string& path, const std::string& compression_type,
+                          std::unique_ptr<RecordReader>* reader) {
+  TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FileError("Cannot open record file", path, errno);
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return errors::FailedPrecondition(path, " is a directory, not a record file");
+  }
+  reader->reset(new RecordReader(path, fd));
+  return Status::OK();
+}
+
+RecordReader::~RecordReader() { ::close(fd_); }
+
+Status RecordReader::ReadAt(uint64_t position, size_t length, char* out, size_t* read) {
+  *read = 0;
+  while (*read < length) {
+    const ssize_t n = ::pread(fd_, out + *read, length - *read, position + *read);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return FileError("Cannot read record file", path_, errno);
+    if (n == 0) break;
+    *read += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status RecordReader::ReadRecord(std::string* record) {
+  char header[kHeaderBytes];
+  size_t read = 0;
+  TW_RETURN_IF_ERROR(ReadAt(offset_, sizeof(header), header, &read));
+  if (read == 0) return errors::OutOfRange("End of record file ", path_);
+  if (read < sizeof(header)) {
+    return errors::DataLoss("Truncated record at offset ", offset_, " in ", path_);
+  }
+  if (UnmaskCrc32c(DecodeFixed32(header + sizeof(uint64_t))) != Crc32c(header, sizeof(uint64_t))) {
+    return errors::DataLoss("Corrupted record at offset ", offset_, " in ", path_,
+                            ": the length's checksum does not match");
+  }
+  const uint64_t length = DecodeFixed64(header);
+  // The length is checked against the file's size before anything is
+  // allocated for it, so a damaged length cannot ask for gigabytes.
+  struct stat info;
+  if (::fstat(fd_, &info) != 0) return FileError("Cannot stat record file", path_, errno);
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  const uint64_t data_start = offset_ + sizeof(header);
+  if (data_start > size || length > size - data_start ||
+      kFooterBytes > size - data_start - length) {
+    return errors::DataLoss("Truncated record at offset ", offset_, " in ", path_, ": it holds ",
+                            length, " bytes but the file ends first");
+  }
+  std::string data(length + kFooterBytes, '\0');
+  TW_RETURN_IF_ERROR(ReadAt(data_start, data.size(), &data[0], &read));
+  if (read < data.size()) {
+    return errors::DataLoss("Truncated record at offset ", offset_, " in ", path_);
+  }
+  if (UnmaskCrc32c(DecodeFixed32(&data[length])) != Crc32c(data.data(), length)) {
+    return errors::DataLoss("Corrupted record at offset ", offset_, " in ", path_,
+                            ": the data's checksum does not match");
+  }
+  data.resize(length);
+  *record = std::move(data);
+  offset_ = data_start + length + kFooterBytes;
+  return Status::OK();
+}
+
+}  // namespace tensorweave
