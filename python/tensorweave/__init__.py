@@ -104,6 +104,9 @@ _API_NAMESPACES = (
     "image",
     "metrics",
     "bitwise",
+    "summary",
+    "io",
+    "python_io",
 )
 for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")
