@@ -163,7 +163,8 @@ std::string NumberedTag(const std::string& base, const char* kind, int64_t max_o
 // Scales a float image into uint8 as TensorFlow does: with negative values
 // by 127 / max|v| around 128, else by 255 / max; the range comes from the
 // finite pixels only, and a pixel with a non-finite channel is bad_color.
-// The arithmetic is T's own (half images scale in half precision).
+// The arithmetic is T's own (half images scale in half precision, double
+// images in double), and the result truncates to uint8 from there.
 template <typename T>
 void NormalizeFloatImage(const T* values, int64_t pixels, int64_t depth, const uint8_t* bad_color,
                          uint8_t* out) {
@@ -197,7 +198,7 @@ void NormalizeFloatImage(const T* values, int64_t pixels, int64_t depth, const u
     const bool finite = pixel_is_finite(p);
     for (int64_t c = 0; c < depth; ++c) {
       out[p * depth + c] =
-          finite ? static_cast<uint8_t>(static_cast<float>(values[p * depth + c] * scale + offset))
+          finite ? static_cast<uint8_t>(static_cast<double>(values[p * depth + c] * scale + offset))
                  : bad_color[c];
     }
   }
