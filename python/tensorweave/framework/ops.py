@@ -750,11 +750,20 @@ class Graph:
         return op
 
     def as_graph_def(self, from_version=None, add_shapes=False):
-        """The graph as a GraphDef message (serialized by the C API)."""
+        """The graph as a GraphDef message (serialized by the C API). With
+        add_shapes, each node with outputs gets TensorFlow's `_output_shapes`
+        attr (TensorBoard's graph view labels edges with it)."""
         from tensorweave.proto import graph_pb2
 
         graph_def = graph_pb2.GraphDef()
         graph_def.ParseFromString(c_api.TW_GraphToGraphDef(self._c_graph))
+        if add_shapes:
+            for node in graph_def.node:
+                op = self._nodes_by_name.get(node.name)
+                if op is not None and op.outputs:
+                    shapes = node.attr["_output_shapes"].list.shape
+                    for output in op.outputs:
+                        shapes.add().CopyFrom(output.get_shape().as_proto())
         return graph_def
 
     @property

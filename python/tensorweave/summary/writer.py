@@ -32,8 +32,8 @@ _FILE_VERSION = "brain.Event:2"
 
 class EventFileWriter:
     """Writes Event protos to a new event file in `logdir` from a background
-    thread. After close() nothing is written until reopen(), which starts a
-    new file."""
+    thread. After close() nothing is written until reopen(); the next event
+    then starts a new file."""
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
         self._logdir = os.fspath(logdir)
@@ -41,10 +41,15 @@ class EventFileWriter:
         self._max_queue = max_queue
         self._flush_secs = flush_secs
         self._filename_suffix = filename_suffix or ""
-        self._closed = True
-        self._open()
+        self._records = None
+        self._path = None
+        # As TensorFlow's EventsWriter: a suffix creates the file at once,
+        # otherwise the first event does (a writer never used leaves none).
+        if self._filename_suffix:
+            self._open_file()
+        self._start()
 
-    def _open(self):
+    def _open_file(self):
         seconds = int(time.time())
         name = f"events.out.tfevents.{seconds:010d}.{socket.gethostname()}{self._filename_suffix}"
         self._path = os.path.join(self._logdir, name)
@@ -52,6 +57,8 @@ class EventFileWriter:
         version = event_pb2.Event(wall_time=float(seconds), file_version=_FILE_VERSION)
         self._records.write(version.SerializeToString())
         self._records.flush()
+
+    def _start(self):
         self._queue = queue.Queue(max(self._max_queue, 1))
         self._failure = None
         self._thread = threading.Thread(
@@ -65,7 +72,7 @@ class EventFileWriter:
 
     @property
     def path(self):
-        """The event file being written."""
+        """The event file being written (None before the first event)."""
         return self._path
 
     def add_event(self, event):
@@ -87,11 +94,14 @@ class EventFileWriter:
         self._put(None)
         self._thread.join()
         self._closed = True
-        self._records.close()
+        if self._records is not None:
+            records, self._records = self._records, None
+            records.close()
 
     def reopen(self):
+        """Starts again; the next event goes to a new file."""
         if self._closed:
-            self._open()
+            self._start()
 
     def _put(self, item):
         self._raise_failure()
@@ -113,8 +123,10 @@ class EventFileWriter:
                 item = _TIMER
             try:
                 if isinstance(item, bytes):
+                    if self._records is None:
+                        self._open_file()
                     self._records.write(item)
-                else:
+                elif self._records is not None:
                     self._records.flush()
                     next_flush = time.monotonic() + self._flush_secs
             except Exception as error:  # noqa: BLE001 (raised by the next add_event or flush)
