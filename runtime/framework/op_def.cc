@@ -1,5 +1,7 @@
 #include "runtime/framework/op_def.h"
 
+#include <google/protobuf/text_format.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -198,6 +200,13 @@ bool ParseScalarValue(const std::string& type, const std::string& text, AttrValu
     value->set_type(dtype);
   } else if (type == "shape") {
     if (!ParseShape(text, value->mutable_shape())) return false;
+  } else if (type == "tensor") {
+    // A TensorProto in text format, in braces as TensorFlow's op specs
+    // write it: "{ dtype: DT_UINT8 tensor_shape { dim { size: 4 } } ... }".
+    std::string body = Trim(text);
+    if (body.size() < 2 || body.front() != '{' || body.back() != '}') return false;
+    body = body.substr(1, body.size() - 2);
+    if (!google::protobuf::TextFormat::ParseFromString(body, value->mutable_tensor())) return false;
   } else {
     return false;
   }

@@ -30,16 +30,15 @@ REGISTER_OP("HistogramSummary")
         "A Summary holding a histogram of `values` in TensorFlow's default buckets; a NaN or "
         "infinite value is INVALID_ARGUMENT.");
 
-// TensorFlow's bad_color defaults to opaque red ([255, 0, 0, 255]); our op
-// specs cannot spell a tensor default, so callers pass it (the Python
-// front end always does, as TensorFlow's does).
 REGISTER_OP("ImageSummary")
     .Input("tag: string")
     .Input("tensor: T")
     .Output("summary: string")
     .Attr("max_images: int >= 1 = 3")
     .Attr("T: {uint8, float, half, double} = DT_FLOAT")
-    .Attr("bad_color: tensor")
+    .Attr(
+        "bad_color: tensor = { dtype: DT_UINT8 tensor_shape { dim { size: 4 } } int_val: 255 "
+        "int_val: 0 int_val: 0 int_val: 255 }")
     .SetShapeFn(shape_fns::ScalarShape)
     .Doc(
         "A Summary of up to max_images PNG images from a [batch, height, width, 1|3|4] tensor; "

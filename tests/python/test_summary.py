@@ -222,3 +222,15 @@ def test_tags_must_be_scalars():
 def test_max_outputs_below_one_is_refused():
     with pytest.raises(ValueError, match="max_images.*less than the minimum 1"):
         tf.summary.image("i", tf.zeros([1, 1, 1, 1]), max_outputs=0)
+
+
+def test_bad_color_defaults_to_opaque_red_as_in_tensorflow():
+    images = np.zeros([1, 1, 2, 3], np.float32)
+    images[0, 0, 1, 1] = np.nan
+    op = tf.get_default_graph().create_op(
+        "ImageSummary", [tf.constant("i"), tf.constant(images)], attrs={"T": tf.float32}
+    )
+    encoded = parsed(run(op.outputs[0])).value[0].image.encoded_image_string
+    with tf.Graph().as_default(), tf.Session() as sess:
+        pixels = sess.run(tf.image.decode_png(encoded))
+    assert pixels.tolist() == [[[0, 0, 0], [255, 0, 0]]]

@@ -19,10 +19,22 @@ from google.protobuf import json_format
 
 from tensorweave.framework import dtypes, ops
 from tensorweave.framework.api_export import tf_export
+from tensorweave.framework.gradient_registry import NotDifferentiable
 from tensorweave.ops.op_builder import make_op
 from tensorweave.proto import summary_pb2
 
 _log = logging.getLogger("tensorweave")
+
+# As in TensorFlow: a summary is an output for people, not part of the model.
+for _op_type in (
+    "ScalarSummary",
+    "HistogramSummary",
+    "ImageSummary",
+    "AudioSummaryV2",
+    "TensorSummaryV2",
+    "MergeSummary",
+):
+    NotDifferentiable(_op_type)
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
