@@ -1361,8 +1361,9 @@ TF_CAPI_EXPORT extern void TF_Reset(const TF_SessionOptions* opt, const char** c
  *   TW_RecordWriterClose(writer, status);   (flushes; errors show here)
  *   TW_DeleteRecordWriter(writer);
  *
- * compression_type: "" or "NONE" (NULL means ""); "ZLIB" and "GZIP" give
- * TF_UNIMPLEMENTED, any other name TF_INVALID_ARGUMENT. */
+ * compression_type: "" or "NONE" (NULL means "") for none, "ZLIB" or "GZIP"
+ * for one zlib or gzip stream holding the records, as TensorFlow writes
+ * them; any other name is TF_INVALID_ARGUMENT. */
 typedef struct TW_RecordWriter TW_RecordWriter;
 
 /* Creates (or truncates) `filename`. The result must be freed with

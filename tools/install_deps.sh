@@ -10,6 +10,7 @@ DEBIAN_PACKAGES=(
   libeigen3-dev libdnnl-dev libgtest-dev clang-format-14
   libjpeg62-turbo-dev libpng-dev  # the image codecs
   openssl  # makes the certificates of the TLS tests
+  zlib1g-dev  # compressed (ZLIB/GZIP) record files, runtime/util/zlib_stream.cc
 )
 PYTHON_PACKAGES=("numpy" "protobuf>=4.21,<5" "cffi" "pytest" "setuptools" "wheel" "scikit-learn"
                  "ruff==0.17.6"

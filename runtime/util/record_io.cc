@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -63,23 +64,36 @@ uint32_t UnmaskCrc32c(uint32_t masked) {
   return (rotated >> 17) | (rotated << 15);
 }
 
-Status CheckRecordCompression(const std::string& compression_type) {
-  if (compression_type.empty() || compression_type == "NONE") return Status::OK();
-  if (compression_type == "ZLIB" || compression_type == "GZIP") {
-    return errors::Unimplemented("Compressed record files (", compression_type,
-                                 ") are not supported; use no compression");
+Status ParseRecordCompression(const std::string& compression_type, RecordCompression* out) {
+  if (compression_type.empty() || compression_type == "NONE") {
+    *out = RecordCompression::kNone;
+  } else if (compression_type == "ZLIB") {
+    *out = RecordCompression::kZlib;
+  } else if (compression_type == "GZIP") {
+    *out = RecordCompression::kGzip;
+  } else {
+    return errors::InvalidArgument("Unsupported compression type: ", compression_type);
   }
-  return errors::InvalidArgument("Unsupported compression type: ", compression_type);
+  return Status::OK();
+}
+
+ZlibFormat FormatOf(RecordCompression compression) {
+  return compression == RecordCompression::kGzip ? ZlibFormat::kGzip : ZlibFormat::kZlib;
 }
 
 // ---- RecordWriter ------------------------------------------------------------
 
 Status RecordWriter::Open(const std::string& path, const std::string& compression_type,
                           std::unique_ptr<RecordWriter>* writer) {
-  TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
+  RecordCompression compression;
+  TW_RETURN_IF_ERROR(ParseRecordCompression(compression_type, &compression));
   std::FILE* file = std::fopen(path.c_str(), "wbe");
   if (file == nullptr) return FileError("Cannot create record file", path, errno);
-  writer->reset(new RecordWriter(path, file));
+  std::unique_ptr<RecordWriter> result(new RecordWriter(path, file));
+  if (compression != RecordCompression::kNone) {
+    TW_RETURN_IF_ERROR(Deflater::Create(FormatOf(compression), file, &result->deflater_));
+  }
+  *writer = std::move(result);
   return Status::OK();
 }
 
@@ -88,6 +102,7 @@ RecordWriter::~RecordWriter() {
 }
 
 Status RecordWriter::Put(const void* data, size_t length) {
+  if (deflater_ != nullptr) return deflater_->Write(data, length);
   if (length > 0 && std::fwrite(data, 1, length, file_) != length) {
     return FileError("Cannot write record file", path_, errno);
   }
@@ -112,6 +127,11 @@ Status RecordWriter::Flush() {
   if (file_ == nullptr) {
     return errors::FailedPrecondition("Record file ", path_, " is closed");
   }
+  if (deflater_ != nullptr) TW_RETURN_IF_ERROR(deflater_->Flush());
+  return SyncFile();
+}
+
+Status RecordWriter::SyncFile() {
   if (std::fflush(file_) != 0) return FileError("Cannot write record file", path_, errno);
   if (::fsync(::fileno(file_)) != 0 && errno != EINVAL) {
     return FileError("Cannot sync record file", path_, errno);
@@ -121,7 +141,8 @@ Status RecordWriter::Flush() {
 
 Status RecordWriter::Close() {
   if (file_ == nullptr) return Status::OK();
-  Status status = Flush();
+  Status status = deflater_ != nullptr ? deflater_->Finish() : Status::OK();
+  if (status.ok()) status = SyncFile();
   if (std::fclose(file_) != 0 && status.ok()) {
     status = FileError("Cannot close record file", path_, errno);
   }
@@ -133,21 +154,28 @@ Status RecordWriter::Close() {
 
 Status RecordReader::Open(const std::string& path, const std::string& compression_type,
                           std::unique_ptr<RecordReader>* reader) {
-  TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
+  RecordCompression compression;
+  TW_RETURN_IF_ERROR(ParseRecordCompression(compression_type, &compression));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return FileError("Cannot open record file", path, errno);
+  std::unique_ptr<RecordReader> result(new RecordReader(path, fd));
   struct stat info;
   if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
-    ::close(fd);
     return errors::FailedPrecondition(path, " is a directory, not a record file");
   }
-  reader->reset(new RecordReader(path, fd));
+  if (compression != RecordCompression::kNone) {
+    TW_RETURN_IF_ERROR(Inflater::Create(FormatOf(compression), fd, &result->inflater_));
+  }
+  *reader = std::move(result);
   return Status::OK();
 }
 
 RecordReader::~RecordReader() { ::close(fd_); }
 
 Status RecordReader::ReadAt(uint64_t position, size_t length, char* out, size_t* read) {
+  // A compressed file is one stream, read in order: position is always
+  // where the inflater stands.
+  if (inflater_ != nullptr) return inflater_->Read(out, length, read);
   *read = 0;
   while (*read < length) {
     const ssize_t n = ::pread(fd_, out + *read, length - *read, position + *read);
@@ -172,21 +200,12 @@ Status RecordReader::ReadRecord(std::string* record) {
                             ": the length's checksum does not match");
   }
   const uint64_t length = DecodeFixed64(header);
-  // The length is checked against the file's size before anything is
-  // allocated for it, so a damaged length cannot ask for gigabytes.
-  struct stat info;
-  if (::fstat(fd_, &info) != 0) return FileError("Cannot stat record file", path_, errno);
-  const uint64_t size = static_cast<uint64_t>(info.st_size);
-  const uint64_t data_start = offset_ + sizeof(header);
-  if (data_start > size || length > size - data_start ||
-      kFooterBytes > size - data_start - length) {
+  std::string data;
+  bool complete = false;
+  TW_RETURN_IF_ERROR(ReadBody(length, &data, &complete));
+  if (!complete) {
     return errors::DataLoss("Truncated record at offset ", offset_, " in ", path_, ": it holds ",
                             length, " bytes but the file ends first");
-  }
-  std::string data(length + kFooterBytes, '\0');
-  TW_RETURN_IF_ERROR(ReadAt(data_start, data.size(), &data[0], &read));
-  if (read < data.size()) {
-    return errors::DataLoss("Truncated record at offset ", offset_, " in ", path_);
   }
   if (UnmaskCrc32c(DecodeFixed32(&data[length])) != Crc32c(data.data(), length)) {
     return errors::DataLoss("Corrupted record at offset ", offset_, " in ", path_,
@@ -194,7 +213,37 @@ Status RecordReader::ReadRecord(std::string* record) {
   }
   data.resize(length);
   *record = std::move(data);
-  offset_ = data_start + length + kFooterBytes;
+  offset_ += kHeaderBytes + length + kFooterBytes;
+  return Status::OK();
+}
+
+Status RecordReader::ReadBody(uint64_t length, std::string* body, bool* complete) {
+  *complete = false;
+  const uint64_t data_start = offset_ + kHeaderBytes;
+  if (inflater_ == nullptr) {
+    struct stat info;
+    if (::fstat(fd_, &info) != 0) return FileError("Cannot stat record file", path_, errno);
+    const uint64_t size = static_cast<uint64_t>(info.st_size);
+    if (data_start > size || length > size - data_start ||
+        kFooterBytes > size - data_start - length) {
+      return Status::OK();
+    }
+  }
+  // Read in pieces of at most 16 MiB: what is allocated never runs far
+  // ahead of the bytes that came (a compressed file has no size to check).
+  constexpr uint64_t kPiece = uint64_t{16} << 20;
+  const uint64_t total = length + kFooterBytes;
+  if (total < length) return Status::OK();  // a length near 2^64
+  body->clear();
+  while (body->size() < total) {
+    const uint64_t want = std::min(kPiece, total - body->size());
+    const size_t before = body->size();
+    body->resize(before + want);
+    size_t read = 0;
+    TW_RETURN_IF_ERROR(ReadAt(data_start + before, want, &(*body)[before], &read));
+    if (read < want) return Status::OK();
+  }
+  *complete = true;
   return Status::OK();
 }
 

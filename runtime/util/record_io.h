@@ -27,6 +27,7 @@
 #include <string>
 
 #include "runtime/framework/status.h"
+#include "runtime/util/zlib_stream.h"
 
 namespace tensorweave {
 
@@ -35,10 +36,11 @@ namespace tensorweave {
 uint32_t MaskCrc32c(uint32_t crc);
 uint32_t UnmaskCrc32c(uint32_t masked);
 
-// The compression of a whole record file. TensorFlow's names: "" or "NONE"
-// for none; "ZLIB" and "GZIP" are UNIMPLEMENTED here (INVALID_ARGUMENT for
-// any other name, as TensorFlow).
-Status CheckRecordCompression(const std::string& compression_type);
+// The compression of a whole record file, by TensorFlow's names: "" or
+// "NONE" for none, "ZLIB" or "GZIP" for one zlib or gzip stream holding the
+// framed records. Any other name is INVALID_ARGUMENT, as in TensorFlow.
+enum class RecordCompression { kNone, kZlib, kGzip };
+Status ParseRecordCompression(const std::string& compression_type, RecordCompression* out);
 
 class RecordWriter {
  public:
@@ -62,9 +64,12 @@ class RecordWriter {
  private:
   RecordWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
   Status Put(const void* data, size_t length);
+  // fflush and fsync.
+  Status SyncFile();
 
   std::string path_;
-  std::FILE* file_;  // null once closed
+  std::FILE* file_;                     // null once closed
+  std::unique_ptr<Deflater> deflater_;  // null for an uncompressed file
 };
 
 class RecordReader {
@@ -75,9 +80,10 @@ class RecordReader {
 
   // The next record into *record. OUT_OF_RANGE at the end of the file;
   // DATA_LOSS when the file ends inside a record, a length is larger than
-  // what is left of the file (nothing is allocated for it), or a CRC does
-  // not match. A record is read anew from the file at each call, so a file
-  // still being written can be read again from where the last record ended.
+  // what is left of the file (nothing is allocated for it beyond the bytes
+  // actually there), or a CRC does not match. In an uncompressed file a
+  // record is read anew at each call, so a file still being written (an
+  // event file) can be read on from where the last whole record ended.
   Status ReadRecord(std::string* record);
 
   // Bytes of the file consumed by the records read so far.
@@ -85,13 +91,18 @@ class RecordReader {
 
  private:
   RecordReader(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  // Reads up to `length` bytes at `position`; *read is less than `length`
-  // only at the end of the file.
+  // Reads up to `length` bytes at `position` (of the uncompressed records);
+  // *read is less than `length` only at the end of the file.
   Status ReadAt(uint64_t position, size_t length, char* out, size_t* read);
+  // The `length` bytes of data and footer after a header at offset_: a
+  // pread for an uncompressed file (checked against its size first), from
+  // the inflater in pieces otherwise, so memory follows the bytes present.
+  Status ReadBody(uint64_t length, std::string* body, bool* complete);
 
   std::string path_;
   int fd_;
   uint64_t offset_ = 0;
+  std::unique_ptr<Inflater> inflater_;  // null for an uncompressed file
 };
 
 }  // namespace tensorweave

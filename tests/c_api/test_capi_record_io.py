@@ -3,7 +3,9 @@ TensorFlow's TFRecord framing, and every bad file or call is a clean error
 (missing file, damaged length or data, truncation, a closed writer, an
 unsupported compression), never a crash."""
 
+import gzip
 import struct
+import zlib
 
 import pytest
 from capi_helpers import CODES
@@ -152,17 +154,64 @@ def test_missing_file_and_directory(api, tmp_path):
         lib.TF_DeleteStatus(status)
 
 
-@pytest.mark.parametrize(
-    "compression,code",
-    [(b"GZIP", "UNIMPLEMENTED"), (b"ZLIB", "UNIMPLEMENTED"), (b"LZ4", "INVALID_ARGUMENT")],
-)
-def test_compression_types(api, tmp_path, compression, code):
+@pytest.mark.parametrize("compression", [b"GZIP", b"ZLIB"])
+@pytest.mark.covers("TW_NewRecordWriter", "TW_NewRecordReader", "TW_RecordReaderReadNext")
+def test_compressed_files_are_one_zlib_stream_of_framed_records(api, tmp_path, compression):
+    path = tmp_path / "c.tfrecord"
+    write(api, path, compression=compression)
+    data = path.read_bytes()
+    if compression == b"GZIP":
+        raw = gzip.decompress(data)
+    else:
+        raw = zlib.decompress(data)
+    assert raw == b"".join(framed(r) for r in RECORDS)
+    lib, ffi = api.lib, api.ffi
+    reader = api.call(lib.TW_NewRecordReader, str(path).encode(), compression)
+    status = lib.TF_NewStatus()
+    try:
+        records = []
+        while (buffer := lib.TW_RecordReaderReadNext(reader, status)) != ffi.NULL:
+            records.append(bytes(ffi.buffer(buffer.data, buffer.length)))
+            lib.TF_DeleteBuffer(buffer)
+            assert len(records) <= len(RECORDS)
+        assert records == RECORDS
+        assert api.code(status) == CODES["OUT_OF_RANGE"]
+    finally:
+        lib.TF_DeleteStatus(status)
+        lib.TW_DeleteRecordReader(reader)
+
+
+@pytest.mark.covers("TW_RecordReaderReadNext")
+def test_damaged_compressed_stream_is_data_loss(api, tmp_path):
+    path = tmp_path / "c.tfrecord"
+    path.write_bytes(gzip.compress(framed(b"one") + framed(b"two"))[:-12] + b"\xff" * 12)
+    lib, ffi = api.lib, api.ffi
+    reader = api.call(lib.TW_NewRecordReader, str(path).encode(), b"GZIP")
+    status = lib.TF_NewStatus()
+    try:
+        codes = []
+        for _ in range(3):
+            buffer = lib.TW_RecordReaderReadNext(reader, status)
+            codes.append(api.code(status))
+            if buffer == ffi.NULL:
+                break
+            lib.TF_DeleteBuffer(buffer)
+        assert codes[-1] == CODES["DATA_LOSS"], api.message(status)
+    finally:
+        lib.TF_DeleteStatus(status)
+        lib.TW_DeleteRecordReader(reader)
+
+
+@pytest.mark.covers("TW_NewRecordWriter")
+def test_unknown_compression_type_is_invalid_argument(api, tmp_path):
     lib = api.lib
     status = lib.TF_NewStatus()
     try:
         path = str(tmp_path / "c.tfrecord").encode()
-        assert lib.TW_NewRecordWriter(path, compression, status) == api.ffi.NULL
-        assert api.code(status) == CODES[code]
+        assert lib.TW_NewRecordWriter(path, b"LZ4", status) == api.ffi.NULL
+        assert api.code(status) == CODES["INVALID_ARGUMENT"]
+        assert lib.TW_NewRecordReader(path, b"gzip", status) == api.ffi.NULL
+        assert api.code(status) == CODES["INVALID_ARGUMENT"]
     finally:
         lib.TF_DeleteStatus(status)
     write(api, tmp_path / "none.tfrecord", [b"x"], compression=b"NONE")

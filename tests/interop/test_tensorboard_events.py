@@ -6,7 +6,8 @@ Python as subprocesses with a timeout):
     there and parse; TensorFlow's tf.compat.v1.train.summary_iterator reads
     every record of the file;
   * an event file TensorFlow's FileWriter wrote reads here with
-    tf.train.summary_iterator, values equal.
+    tf.train.summary_iterator, values equal;
+  * tf.io record files, plain and compressed, read both ways.
 """
 
 import json
@@ -189,3 +190,39 @@ def test_summary_iterator_reads_tensorflows_event_files(tf_python, tmp_path):
     graph_def = tf.GraphDef.FromString(events[1].graph_def)
     with tf.Graph().as_default():
         tf.import_graph_def(graph_def, name="")
+
+
+RECORDS = [b"first", b"", bytes(range(256)) * 4]
+
+READ_RECORDS = """
+import json, sys
+import tensorflow as tf
+records = tf.compat.v1.io.tf_record_iterator(sys.argv[1], sys.argv[2] or None)
+print(json.dumps([r.hex() for r in records]))
+"""
+
+WRITE_RECORDS = """
+import sys
+import tensorflow as tf
+with tf.io.TFRecordWriter(sys.argv[1], sys.argv[2] or None) as writer:
+    for record in sys.argv[3:]:
+        writer.write(bytes.fromhex(record))
+print("written")
+"""
+
+
+@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB"])
+def test_record_files_read_both_ways(tf_python, tmp_path, compression):
+    ours = str(tmp_path / "ours.tfrecord")
+    with tf.io.TFRecordWriter(ours, compression) as writer:
+        for record in RECORDS:
+            writer.write(record)
+    read = json.loads(run_in_tensorflow(tf_python, READ_RECORDS, ours, compression))
+    assert [bytes.fromhex(r) for r in read] == RECORDS
+
+    theirs = str(tmp_path / "theirs.tfrecord")
+    hex_records = [r.hex() for r in RECORDS]
+    assert run_in_tensorflow(tf_python, WRITE_RECORDS, theirs, compression, *hex_records) == (
+        "written"
+    )
+    assert list(tf.io.tf_record_iterator(theirs, compression)) == RECORDS

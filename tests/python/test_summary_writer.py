@@ -194,8 +194,14 @@ def test_tfrecord_options(tmp_path):
     with tf.python_io.TFRecordWriter(path, options) as writer:
         writer.write(b"x")
     assert list(tf.io.tf_record_iterator(path, options)) == [b"x"]
-    with pytest.raises(tf.errors.UnimplementedError):
-        tf.io.TFRecordWriter(path, "GZIP")
+    for compression in ("GZIP", "ZLIB", tf.io.TFRecordCompressionType.GZIP):
+        with tf.io.TFRecordWriter(path, tf.io.TFRecordOptions(compression)) as writer:
+            writer.write(b"squeezed" * 100)
+            writer.write(b"")
+        assert os.path.getsize(path) < 100
+        assert list(tf.io.tf_record_iterator(path, compression)) == [b"squeezed" * 100, b""]
+        with pytest.raises(tf.errors.DataLossError):
+            list(tf.io.tf_record_iterator(path))  # read as uncompressed
     with pytest.raises(ValueError, match="Unsupported compression type"):
         tf.io.TFRecordOptions("LZMA")
 

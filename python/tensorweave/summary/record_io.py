@@ -18,7 +18,7 @@ from tensorweave.framework.api_export import tf_export
 
 @tf_export("io.TFRecordCompressionType", "python_io.TFRecordCompressionType")
 class TFRecordCompressionType:
-    """The compression of a whole record file (only NONE is supported)."""
+    """The compression of a whole record file."""
 
     NONE = 0
     ZLIB = 1
@@ -40,8 +40,10 @@ _COMPRESSION_NAMES = {
 @tf_export("io.TFRecordOptions", "python_io.TFRecordOptions")
 class TFRecordOptions:
     """Options of a record file: its compression type (None, "", "NONE",
-    "ZLIB", "GZIP" or a TFRecordCompressionType); the runtime writes
-    uncompressed files and refuses the others with UnimplementedError."""
+    "ZLIB", "GZIP" or a TFRecordCompressionType). A compressed file is one
+    zlib or gzip stream holding the framed records, as TensorFlow's. zlib's
+    tuning options (level, window, buffer sizes) are accepted and ignored:
+    any setting reads back the same."""
 
     def __init__(self, compression_type=None, **unused_zlib_options):
         if isinstance(compression_type, TFRecordOptions):
