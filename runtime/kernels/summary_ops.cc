@@ -43,12 +43,15 @@ class ScalarSummaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& tags = ctx->input(0);
     const Tensor& values = ctx->input(1);
-    const std::string single_tag =
-        tags.NumElements() == 1 ? StrCat(" (tag '", tags.data<std::string>()[0], "')") : "";
-    OP_REQUIRES(
-        ctx, tags.shape() == values.shape(),
-        errors::InvalidArgument("tags and values not the same shape: ", tags.shape().DebugString(),
-                                " != ", values.shape().DebugString(), single_tag));
+    if (tags.shape() != values.shape()) {
+      // TensorFlow names the tag when there is only one.
+      const std::string single_tag =
+          tags.NumElements() == 1 ? StrCat(" (tag '", tags.data<std::string>()[0], "')") : "";
+      ctx->SetStatus(errors::InvalidArgument(
+          "tags and values not the same shape: ", tags.shape().DebugString(),
+          " != ", values.shape().DebugString(), single_tag));
+      return;
+    }
     Summary summary;
     for (int64_t i = 0; i < tags.NumElements(); ++i) {
       Summary::Value* value = summary.add_value();
@@ -313,9 +316,12 @@ class AudioSummaryOp : public OpKernel {
     OP_REQUIRES(ctx, sample_rate > 0.0f, errors::InvalidArgument("sample_rate must be > 0"));
     const int64_t batch = audio.dim_size(0), frames = audio.dim_size(1);
     const int64_t channels = audio.dims() == 2 ? 1 : audio.dim_size(2);
-    // The WAV header holds an integer rate: TensorFlow rounds, at least 1.
-    const long rounded_rate = std::lrint(static_cast<double>(sample_rate));
-    const size_t wav_rate = rounded_rate < 1 ? 1 : static_cast<size_t>(rounded_rate);
+    // The WAV header holds an integer rate: TensorFlow rounds, at least 1;
+    // a rate past 2^32 reaches the encoder as such and is refused there.
+    const double rounded_rate = std::nearbyint(static_cast<double>(sample_rate));
+    const size_t wav_rate = rounded_rate < 1              ? 1
+                            : rounded_rate > 4294967295.0 ? std::numeric_limits<size_t>::max()
+                                                          : static_cast<size_t>(rounded_rate);
     Summary summary;
     for (int64_t i = 0; i < std::min(max_outputs_, batch); ++i) {
       Summary::Value* value = summary.add_value();

@@ -199,6 +199,10 @@ def test_audio_errors():
         run(summary, {clip: np.zeros([4], np.float32), rate: 1.0})
     with pytest.raises(tf.errors.InvalidArgumentError, match="sample_rate must be > 0"):
         run(summary, {clip: np.zeros([1, 4], np.float32), rate: 0.0})
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match=r"sample_rate must be in \(0, 2\^32\)"
+    ):
+        run(summary, {clip: np.zeros([1, 4], np.float32), rate: 1e20})
     with pytest.raises(tf.errors.InvalidArgumentError, match="sample_rate must be a scalar"):
         run(summary, {clip: np.zeros([1, 4], np.float32), rate: np.ones(2, np.float32)})
 
