@@ -163,6 +163,25 @@ def test_get_logdir_and_file_writer_cache(tmp_path):
     tf.summary.FileWriterCache.clear()
 
 
+def test_a_failed_write_is_raised_by_the_next_flush_and_close_still_closes(tmp_path):
+    writer = tf.summary.FileWriter(str(tmp_path), filename_suffix=".x")
+    records = writer.event_writer._records
+
+    def failing_write(record):
+        raise tf.errors.ResourceExhaustedError(None, None, "disk full")
+
+    records.write = failing_write
+    writer.add_summary(scalar_summary("x", 1.0))
+    with pytest.raises(tf.errors.ResourceExhaustedError, match="disk full"):
+        writer.flush()
+    writer.add_summary(scalar_summary("x", 2.0))
+    with pytest.raises(tf.errors.ResourceExhaustedError, match="disk full"):
+        writer.close()
+    assert not writer.event_writer._thread.is_alive()
+    assert writer.event_writer._records is None
+    writer.close()  # closed: a no-op
+
+
 def test_a_logdir_that_is_a_file_is_refused(tmp_path):
     (tmp_path / "taken").write_text("")
     with pytest.raises(FileExistsError):

@@ -88,15 +88,17 @@ class EventFileWriter:
         self._raise_failure()
 
     def close(self):
+        """Writes what is queued, stops the thread and closes the file; a
+        write that failed is raised then, with everything already closed."""
         if self._closed:
             return
-        self.flush()
-        self._put(None)
-        self._thread.join()
         self._closed = True
-        if self._records is not None:
-            records, self._records = self._records, None
+        self._queue.put(None)  # the thread writes what is queued before it, flushes, stops
+        self._thread.join()
+        records, self._records = self._records, None
+        if records is not None:
             records.close()
+        self._raise_failure()
 
     def reopen(self):
         """Starts again; the next event goes to a new file."""
@@ -240,8 +242,8 @@ class FileWriter:
         self.event_writer.flush()
 
     def close(self):
-        self.event_writer.close()
         self._closed = True
+        self.event_writer.close()
 
     def reopen(self):
         """After close(): writes again, to a new event file."""
