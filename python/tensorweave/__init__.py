@@ -113,9 +113,16 @@ for _namespace in _API_NAMESPACES:
 
 from tensorweave.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: F401
 from tensorweave.proto.config_pb2 import ConfigProto, RunOptions  # noqa: F401
+from tensorweave.proto.event_pb2 import Event, LogMessage, SessionLog  # noqa: F401
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: F401
 from tensorweave.proto.meta_graph_pb2 import MetaGraphDef, TensorInfo  # noqa: F401
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: F401
+from tensorweave.proto.summary_pb2 import (  # noqa: F401
+    HistogramProto,
+    Summary,
+    SummaryDescription,
+    SummaryMetadata,
+)
 
 __version__ = VERSION = "0.1.0"
 

@@ -238,3 +238,12 @@ def test_bad_color_defaults_to_opaque_red_as_in_tensorflow():
     with tf.Graph().as_default(), tf.Session() as sess:
         pixels = sess.run(tf.image.decode_png(encoded))
     assert pixels.tolist() == [[[0, 0, 0], [255, 0, 0]]]
+
+
+def test_protos_have_tensorflow_1_names():
+    assert tf.Summary is tf.summary.Summary is tf.compat.v1.Summary
+    assert tf.Event is tf.summary.Event
+    assert tf.SessionLog.START == 1
+    assert tf.HistogramProto.DESCRIPTOR.fields_by_name["bucket"].number == 7
+    assert tf.SummaryMetadata.DESCRIPTOR.fields_by_name["data_class"].number == 4
+    assert tf.LogMessage.WARN == 30
