@@ -24,6 +24,8 @@ GRPC_PLUGIN := $(shell command -v grpc_cpp_plugin)
 CXXFLAGS += $(GRPC_CFLAGS)
 # Image codecs: libjpeg-turbo (Debian libjpeg62-turbo-dev) and libpng (libpng-dev).
 LDLIBS   := -lprotobuf $(GRPC_LIBS) -ldnnl -ljpeg -lpng -lpthread
+# TSTRING: RE2 for the regex ops (runtime/kernels/regex_ops.cc), TensorFlow's regex syntax.
+LDLIBS   += -lre2
 
 PROTOS     := $(wildcard runtime/proto/*.proto)
 PROTO_CC   := $(patsubst runtime/proto/%.proto,$(GEN)/tensorweave/proto/%.pb.cc,$(PROTOS))
