@@ -2,10 +2,10 @@
 // with RE2, the regular expression library TensorFlow uses, so patterns
 // and rewrites (\1 .. \9) mean the same (std::regex's syntax differs). The
 // Static forms compile their attr pattern once, with the kernel.
+#include <re2/re2.h>
+
 #include <memory>
 #include <string>
-
-#include <re2/re2.h>
 
 #include "runtime/framework/op_kernel.h"
 

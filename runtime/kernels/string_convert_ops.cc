@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/types.h"
@@ -255,17 +255,16 @@ class StringToNumberOp : public OpKernel {
     const std::string* in = input.data<std::string>();
     T* out = output->data<T>();
     for (int64_t i = 0; i < input.NumElements(); ++i) {
-      OP_REQUIRES(c, ParseNumber(in[i], &out[i]),
-                  errors::InvalidArgument("StringToNumberOp could not correctly convert string: ",
-                                          in[i]));
+      OP_REQUIRES(
+          c, ParseNumber(in[i], &out[i]),
+          errors::InvalidArgument("StringToNumberOp could not correctly convert string: ", in[i]));
     }
   }
 };
 
-#define TW_REGISTER_STRING_TO_NUMBER(T)                                                 \
-  REGISTER_KERNEL_BUILDER(                                                              \
-      Name("StringToNumber").Device(DEVICE_CPU).TypeConstraint<T>("out_type"), \
-      StringToNumberOp<T>)
+#define TW_REGISTER_STRING_TO_NUMBER(T)                                                            \
+  REGISTER_KERNEL_BUILDER(Name("StringToNumber").Device(DEVICE_CPU).TypeConstraint<T>("out_type"), \
+                          StringToNumberOp<T>)
 TW_REGISTER_STRING_TO_NUMBER(float);
 TW_REGISTER_STRING_TO_NUMBER(double);
 TW_REGISTER_STRING_TO_NUMBER(int32_t);

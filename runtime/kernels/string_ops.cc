@@ -83,8 +83,8 @@ class ReduceJoinOp : public OpKernel {
     std::vector<bool> reduced(rank, false);
     for (int64_t axis : axes) {
       OP_REQUIRES(c, axis >= -rank && axis < rank,
-                  errors::OutOfRange("Invalid reduction dimension ", axis, " for input with ",
-                                     rank, " dimension(s)"));
+                  errors::OutOfRange("Invalid reduction dimension ", axis, " for input with ", rank,
+                                     " dimension(s)"));
       const int dim = static_cast<int>(axis < 0 ? axis + rank : axis);
       OP_REQUIRES(c, !reduced[dim], errors::InvalidArgument("Duplicate reduction dimension ", dim));
       reduced[dim] = true;
@@ -179,9 +179,9 @@ class SubstrOp : public OpKernel {
     const Tensor& pos = c->input(1);
     const Tensor& len = c->input(2);
     OP_REQUIRES(c, pos.shape() == len.shape(),
-                errors::InvalidArgument("pos and len should have the same shape, got: ",
-                                        pos.shape().DebugString(), " vs. ",
-                                        len.shape().DebugString()));
+                errors::InvalidArgument(
+                    "pos and len should have the same shape, got: ", pos.shape().DebugString(),
+                    " vs. ", len.shape().DebugString()));
     BinaryBroadcast broadcast;
     OP_REQUIRES_OK(c, broadcast.Init(input.shape(), pos.shape()));
     Tensor* output = nullptr;
@@ -198,8 +198,8 @@ class SubstrOp : public OpKernel {
       for (int64_t j = 0; j < inner; ++j) {
         const int64_t s = cursor.x_offset() + (broadcast.x_advances() ? j : 0);
         const int64_t p = cursor.y_offset() + (broadcast.y_advances() ? j : 0);
-        OP_REQUIRES_OK(c, Extract(in[s], value_at(pos, p), value_at(len, p), s,
-                                  &out[row * inner + j]));
+        OP_REQUIRES_OK(
+            c, Extract(in[s], value_at(pos, p), value_at(len, p), s, &out[row * inner + j]));
       }
     }
   }
@@ -213,8 +213,8 @@ class SubstrOp : public OpKernel {
       if (characters_) {
         return errors::InvalidArgument("pos ", pos, " out of range for string at index ", index);
       }
-      return errors::InvalidArgument("pos ", pos, " out of range for string b'", in,
-                                     "' at index ", index);
+      return errors::InvalidArgument("pos ", pos, " out of range for string b'", in, "' at index ",
+                                     index);
     }
     const int64_t begin = pos < 0 ? pos + size : pos;
     const int64_t end = len < 0 ? size : begin + std::min(len, size - begin);

@@ -77,9 +77,9 @@ template <typename Split>
 void SplitToSparse(OpKernelContext* c, const char* separator_name, Split split) {
   const Tensor& input = c->input(0);
   const Tensor& separator = c->input(1);
-  OP_REQUIRES(c, input.dims() == 1,
-              errors::InvalidArgument("input must be a vector, got shape: ",
-                                      input.shape().DebugString()));
+  OP_REQUIRES(
+      c, input.dims() == 1,
+      errors::InvalidArgument("input must be a vector, got shape: ", input.shape().DebugString()));
   OP_REQUIRES(c, separator.dims() == 0,
               errors::InvalidArgument(separator_name, " must be a scalar, got shape: ",
                                       separator.shape().DebugString()));
