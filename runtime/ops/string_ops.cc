@@ -1,9 +1,10 @@
 // The string ops of tf.strings, with TensorFlow's names, inputs, attrs and
 // defaults: StringJoin, ReduceJoin, StringLength, Substr, StringStrip,
 // StringLower, StringUpper, AsString, StringToNumber, StringSplit,
-// StringSplitV2, RegexReplace, StaticRegexReplace, RegexFullMatch and
-// StaticRegexFullMatch. Kernels: runtime/kernels/string_ops.cc,
-// string_split_ops.cc and regex_ops.cc. (StringFormat is with the logging
+// StringSplitV2, RegexReplace, StaticRegexReplace, RegexFullMatch,
+// StaticRegexFullMatch and StringToHashBucketFast. Kernels:
+// runtime/kernels/string_ops.cc, string_convert_ops.cc, string_split_ops.cc,
+// regex_ops.cc and string_hash_ops.cc. (StringFormat is with the logging
 // ops.)
 #include <vector>
 
@@ -235,5 +236,14 @@ REGISTER_OP("StaticRegexFullMatch")
     .Attr("pattern: string")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("RegexFullMatch with the pattern as an attr, compiled once.");
+
+REGISTER_OP("StringToHashBucketFast")
+    .Input("input: string")
+    .Output("output: int64")
+    .Attr("num_buckets: int >= 1")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc(
+        "Each string's bucket: TensorFlow's Fingerprint64 (FarmHash) of it modulo "
+        "num_buckets.");
 
 }  // namespace tensorweave

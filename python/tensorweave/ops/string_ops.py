@@ -1,8 +1,9 @@
 """tf.strings (join, length, substr, to_number, as_string, regex_replace,
-regex_full_match, strip, lower, upper, reduce_join, split) and the TF1 names
-of the same functions (tf.string_join, tf.substr, tf.string_to_number,
-tf.as_string, tf.regex_replace, tf.string_strip, tf.reduce_join,
-tf.string_split), as tf.compat.v1 has them.
+regex_full_match, strip, lower, upper, reduce_join, split,
+to_hash_bucket_fast) and the TF1 names of the same functions
+(tf.string_join, tf.substr, tf.string_to_number, tf.as_string,
+tf.regex_replace, tf.string_strip, tf.reduce_join, tf.string_split,
+tf.string_to_hash_bucket_fast), as tf.compat.v1 has them.
 
     words = tf.string_split(["a b c", "d e"])             # a SparseTensor
     line = tf.strings.join([names, ": ", tf.as_string(scores, precision=2)])
@@ -36,6 +37,7 @@ _STRING_OPS = (
     "StaticRegexReplace",
     "RegexFullMatch",
     "StaticRegexFullMatch",
+    "StringToHashBucketFast",
 )
 for _op_type in _STRING_OPS:
     NotDifferentiable(_op_type)
@@ -154,6 +156,14 @@ def lower(input, encoding="", name=None):
 def upper(input, encoding="", name=None):
     """Each string with its ASCII letters uppercased."""
     return _string_map("StringUpper", input, name, {"encoding": encoding})
+
+
+@tf_export("strings.to_hash_bucket_fast", "string_to_hash_bucket_fast")
+def string_to_hash_bucket_fast(input, num_buckets, name=None):
+    """Each string's bucket in [0, num_buckets): TensorFlow's Fingerprint64
+    of it modulo num_buckets, so hashed features land where TensorFlow puts
+    them (int64)."""
+    return _string_map("StringToHashBucketFast", input, name, {"num_buckets": num_buckets})
 
 
 @tf_export("strings.reduce_join", "reduce_join")
