@@ -216,3 +216,24 @@ def test_reduce_join_is_numpy_order():
         flat = moved.reshape(moved.shape[: moved.ndim - len(axis)] + (-1,))
         expected = np.apply_along_axis(lambda row: b".".join(row), -1, flat)
         assert np.asarray(result).tolist() == expected.tolist(), axis
+
+
+def test_split_refuses_ragged_results_and_double_separators():
+    with pytest.raises(ValueError, match="RaggedTensor"):
+        tf.strings.split(["a b"], result_type="RaggedTensor")
+    with pytest.raises(ValueError, match="both 'sep' and 'delimiter'"):
+        tf.string_split(["a b"], sep=" ", delimiter=" ")
+    with pytest.raises(ValueError, match="both 'axis' and 'reduction_indices'"):
+        tf.strings.reduce_join([["a"]], axis=0, reduction_indices=0)
+
+
+def test_lower_with_utf8_encoding_is_unimplemented_naming_the_node():
+    with pytest.raises(tf.errors.UnimplementedError, match="encoding 'utf-8'") as raised:
+        _run(tf.strings.lower(["A"], encoding="utf-8", name="lowered"))
+    assert "lowered" in raised.value.message
+
+
+def test_string_ops_have_no_gradient():
+    x = tf.placeholder(tf.string, [2])
+    y = tf.strings.to_number(tf.strings.join([x, "1"]))
+    assert tf.gradients(y, x) == [None]
