@@ -351,11 +351,13 @@ TF_CAPI_EXPORT extern int64_t TF_TensorElementCount(const TF_Tensor* t);
  * that). Such a buffer is not accepted as a TF_STRING tensor, as in
  * TensorFlow 2.x: the two layouts cannot be told apart reliably (a 1.x
  * buffer of one 15-byte string is 24 bytes and also reads as one valid, empty
- * TF_TString), so a program must build TF_TStrings. A TF_STRING tensor whose
- * buffer is smaller than its elements, or holding an impossible element (a
- * SMALL size over 22, a LARGE size over its capacity, a NULL pointer with a
- * nonzero size, an OFFSET reaching outside the buffer), is reported as
- * TF_INVALID_ARGUMENT by the call that reads it, such as TF_SessionRun. */
+ * TF_TString), so a program must build TF_TStrings (and must not write that
+ * layout into TF_AllocateTensor's memory: the tensor deallocates its
+ * elements as TF_TStrings). A TF_STRING tensor whose buffer is smaller than
+ * its elements, or holding an impossible element (a SMALL size over 22, a
+ * LARGE size over its capacity, a NULL pointer with a nonzero size, an
+ * OFFSET reaching outside the buffer), is reported as TF_INVALID_ARGUMENT by
+ * the call that reads it, such as TF_SessionRun. */
 
 /* TensorFlow 1.x's string encoding, for old programs (TensorFlow 2.x keeps
  * these functions too): a base-128 varint length, low 7-bit groups first,

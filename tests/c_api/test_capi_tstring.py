@@ -258,6 +258,8 @@ def test_tensorflow_1_offset_layout_too_short_is_refused(api, lib, graph, sessio
     api.check(status)
     data = struct.pack("<QQ", 0, written) + api.ffi.buffer(encoded, written)[:] * 2
     dims = api.ffi.new("int64_t[]", [2])
+    # 24 bytes: TF_DeleteTensor reads one element, the zero offset, an empty
+    # SMALL string, so deleting this 1.x buffer frees nothing it should not.
     t = lib.TF_AllocateTensor(TF_STRING, dims, 1, len(data))
     assert t != api.ffi.NULL  # TensorFlow 2.x takes any length here too
     api.ffi.memmove(lib.TF_TensorData(t), data, len(data))
