@@ -26,6 +26,8 @@ CXXFLAGS += $(GRPC_CFLAGS)
 LDLIBS   := -lprotobuf $(GRPC_LIBS) -ldnnl -ljpeg -lpng -lpthread
 # zlib (zlib1g-dev): compressed record files (runtime/util/zlib_stream.cc).
 LDLIBS   += -lz
+# RE2 (libre2-dev) for the regex ops (runtime/kernels/regex_ops.cc), TensorFlow's regex syntax.
+LDLIBS   += -lre2
 
 PROTOS     := $(wildcard runtime/proto/*.proto)
 PROTO_CC   := $(patsubst runtime/proto/%.proto,$(GEN)/tensorweave/proto/%.pb.cc,$(PROTOS))

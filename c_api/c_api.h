@@ -278,8 +278,8 @@ typedef struct TF_Tensor TF_Tensor;
  *   dims          in   `num_dims` dimension sizes, each >= 0 (read, not kept;
  *                      may be NULL when num_dims is 0: a scalar)
  *   data, len     in   the elements; `len` must equal the product of the dims
- *                      times TF_DataTypeSize(dtype) (for TF_STRING: the
- *                      encoded bytes, see below, at least 8 per element)
+ *                      times TF_DataTypeSize(dtype) (for TF_STRING: one
+ *                      TF_TString per element, see "String tensors" below)
  *   deallocator   in   called exactly once as deallocator(data, len,
  *                      deallocator_arg) when the data is no longer needed
  *                      (may be NULL: nothing is called)
@@ -299,7 +299,11 @@ TF_CAPI_EXPORT extern TF_Tensor* TF_NewTensor(
 /* A tensor with `len` bytes of fresh, uninitialized, 64-byte aligned memory
  * for the caller to fill through TF_TensorData. The arguments and the rule on
  * `len` are those of TF_NewTensor. Returns NULL on the same errors and when
- * out of memory. Free the result with TF_DeleteTensor. */
+ * out of memory. Free the result with TF_DeleteTensor.
+ * For TF_STRING the memory is zeroed (every element the empty TF_TString),
+ * and TF_DeleteTensor deallocates the elements (TF_StringDealloc) when the
+ * memory goes, so the caller need not (calling TF_StringDealloc first, as
+ * TensorFlow programs do, is harmless). */
 TF_CAPI_EXPORT extern TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims,
                                                    int num_dims, size_t len);
 
@@ -333,15 +337,32 @@ TF_CAPI_EXPORT extern int64_t TF_TensorElementCount(const TF_Tensor* t);
 /* String tensors                                                             */
 /* ========================================================================== */
 
-/* A TF_STRING tensor of n elements stores, in order, n uint64_t offsets and
- * then the n strings, each encoded as its length (a base-128 varint, low
- * 7-bit groups first) followed by its bytes. Offset i is where string i's
- * encoding starts, counted from the first byte after the offset table. This
- * is TensorFlow 1.x's layout, so code that builds string tensors for
- * TensorFlow works unchanged. A malformed string tensor is reported
- * (TF_INVALID_ARGUMENT) by the call that reads it, such as TF_SessionRun. */
+/* A TF_STRING tensor of n elements holds n TF_TStrings (24 bytes each;
+ * tf_tstring.h, included below), as in TensorFlow 2.x: make one with
+ * TF_AllocateTensor(TF_STRING, dims, num_dims, n * sizeof(TF_TString)) and
+ * set each element with TF_StringCopy or TF_StringAssignView; a fetched
+ * TF_STRING tensor's TF_TensorData is such an array, read with
+ * TF_StringGetDataPointer and TF_StringGetSize, and owned by the tensor.
+ * TF_NewTensor over the caller's TF_TString array leaves the elements to the
+ * caller's deallocator, as in TensorFlow.
+ *
+ * TensorFlow 1.x laid string tensors out as n uint64_t offsets followed by
+ * varint-prefixed strings (the functions below still encode and decode
+ * that). Such a buffer is not accepted as a TF_STRING tensor, as in
+ * TensorFlow 2.x: the two layouts cannot be told apart reliably (a 1.x
+ * buffer of one 15-byte string is 24 bytes and also reads as one valid, empty
+ * TF_TString), so a program must build TF_TStrings (and must not write that
+ * layout into TF_AllocateTensor's memory: the tensor deallocates its
+ * elements as TF_TStrings). A TF_STRING tensor whose buffer is smaller than
+ * its elements, or holding an impossible element (a SMALL size over 22, a
+ * LARGE size over its capacity, a NULL pointer with a nonzero size, an
+ * OFFSET reaching outside the buffer), is reported as TF_INVALID_ARGUMENT by
+ * the call that reads it, such as TF_SessionRun. */
 
-/* Encodes `src[0, src_len)` into `dst[0, dst_len)`. Returns the number of
+/* TensorFlow 1.x's string encoding, for old programs (TensorFlow 2.x keeps
+ * these functions too): a base-128 varint length, low 7-bit groups first,
+ * then the bytes.
+ * Encodes `src[0, src_len)` into `dst[0, dst_len)`. Returns the number of
  * bytes written, TF_StringEncodedSize(src_len). When `dst_len` is too small
  * nothing is written, `status` gets TF_INVALID_ARGUMENT and 0 is returned. */
 TF_CAPI_EXPORT extern size_t TF_StringEncode(const char* src, size_t src_len, char* dst,
@@ -1404,6 +1425,10 @@ TF_CAPI_EXPORT extern TF_Buffer* TW_RecordReaderReadNext(TW_RecordReader* reader
 
 /* Closes the file and frees the reader. NULL is a no-op. */
 TF_CAPI_EXPORT extern void TW_DeleteRecordReader(TW_RecordReader* reader);
+
+/* ---- TSTRING (issue 11 part 4): TF_TString, TensorFlow 2.x's string
+ * element, and the functions of TensorFlow's tf_tstring.h. ---- */
+#include "tf_tstring.h"
 
 #ifdef __cplusplus
 } /* end extern "C" */

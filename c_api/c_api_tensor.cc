@@ -1,10 +1,12 @@
-// TF_Tensor: construction, accessors, TensorFlow 1.x string encoding, and
-// the conversions between TF_Tensor and runtime Tensors.
+// TF_Tensor: construction, accessors, TensorFlow 1.x's string encoding
+// functions (kept for old programs), and the conversions between TF_Tensor
+// and runtime Tensors. String elements are TF_TStrings: c_api_tstring.cc.
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 
 #include "c_api/c_api_internal.h"
+#include "c_api/c_api_tstring_internal.h"
 #include "runtime/framework/resource_handle.h"
 #include "runtime/framework/types.h"
 
@@ -18,11 +20,10 @@ namespace c_api = tensorweave::c_api;
 
 namespace {
 
-constexpr size_t kOffsetBytes = sizeof(uint64_t);
-
 // Kernels read elements through typed pointers, which needs each element at
-// an address that is a multiple of its size. String bytes are read with
-// memcpy, so any address does.
+// an address that is a multiple of its size. TF_TString elements are read
+// with memcpy, so any address does (and copying them elsewhere would break
+// OFFSET elements and the caller's deallocator, which frees LARGE ones).
 bool IsAlignedFor(DataType dtype, const void* data) {
   const size_t alignment = dtype == tensorweave::DT_STRING ? 1 : tensorweave::DataTypeSize(dtype);
   return reinterpret_cast<uintptr_t>(data) % alignment == 0;
@@ -45,15 +46,10 @@ Status CheckTensorArguments(TF_DataType dtype, const int64_t* dims, int num_dims
     if (shape->dims() != 0) return errors::InvalidArgument("A TF_RESOURCE tensor is a scalar");
     return Status::OK();
   }
+  // TF_STRING: TF_DataTypeSize is 0, so TensorFlow 2.x takes any length
+  // here; a buffer too small for its TF_TStrings is refused when read.
+  if (dt == tensorweave::DT_STRING) return Status::OK();
   const uint64_t count = static_cast<uint64_t>(shape->num_elements());
-  if (dt == tensorweave::DT_STRING) {
-    uint64_t table = 0;
-    if (__builtin_mul_overflow(count, kOffsetBytes, &table) || len < table) {
-      return errors::InvalidArgument("A string tensor of ", count, " elements needs at least ",
-                                     count, " offsets, got ", len, " bytes");
-    }
-    return Status::OK();
-  }
   uint64_t expected = 0;
   if (__builtin_mul_overflow(count, tensorweave::DataTypeSize(dt), &expected) || expected != len) {
     return errors::InvalidArgument("A ", tensorweave::DataTypeString(dt), " tensor of shape ",
@@ -108,57 +104,6 @@ bool DecodeString(const char* begin, const char* end, const char** data, uint64_
   return true;
 }
 
-Status DecodeStringTensor(const TF_Tensor& in, Tensor* out) {
-  const int64_t count = in.shape.num_elements();
-  const char* base = static_cast<const char*>(in.buffer->data());
-  const size_t size = in.buffer->size();
-  const size_t table = count * kOffsetBytes;
-  if (size < table) {
-    return errors::InvalidArgument("Malformed TF_STRING tensor: ", size, " bytes cannot hold ",
-                                   count, " offsets");
-  }
-  Tensor result;
-  TW_RETURN_IF_ERROR(Tensor::Allocate(tensorweave::DT_STRING, in.shape, &result));
-  const char* strings = base + table;
-  const char* end = base + size;
-  auto* dst = result.data<std::string>();
-  for (int64_t i = 0; i < count; ++i) {
-    uint64_t offset;
-    std::memcpy(&offset, base + i * kOffsetBytes, kOffsetBytes);
-    const char* data = nullptr;
-    uint64_t length = 0;
-    size_t consumed = 0;
-    if (offset >= static_cast<uint64_t>(end - strings) ||
-        !DecodeString(strings + offset, end, &data, &length, &consumed)) {
-      return errors::InvalidArgument("Malformed TF_STRING tensor: element ", i,
-                                     " is out of range or badly encoded");
-    }
-    dst[i].assign(data, length);
-  }
-  *out = std::move(result);
-  return Status::OK();
-}
-
-Status EncodeStringTensor(const Tensor& in, std::shared_ptr<TensorBuffer>* out) {
-  const int64_t count = in.NumElements();
-  const std::string* strings = in.data<std::string>();
-  size_t size = count * kOffsetBytes;
-  for (int64_t i = 0; i < count; ++i) size += TF_StringEncodedSize(strings[i].size());
-  std::shared_ptr<TensorBuffer> buffer = TensorBuffer::Allocate(size);
-  if (buffer == nullptr) return errors::ResourceExhausted("Out of memory encoding strings");
-  char* base = static_cast<char*>(buffer->data());
-  char* cursor = base + count * kOffsetBytes;
-  for (int64_t i = 0; i < count; ++i) {
-    const uint64_t offset = cursor - (base + count * kOffsetBytes);
-    std::memcpy(base + i * kOffsetBytes, &offset, kOffsetBytes);
-    cursor = WriteVarint(strings[i].size(), cursor);
-    std::memcpy(cursor, strings[i].data(), strings[i].size());
-    cursor += strings[i].size();
-  }
-  *out = std::move(buffer);
-  return Status::OK();
-}
-
 }  // namespace
 
 namespace tensorweave {
@@ -200,7 +145,7 @@ Status ResourceTensorFromC(const TF_Tensor& in, Tensor* out) {
 }  // namespace
 
 Status TensorFromC(const TF_Tensor& in, Tensor* out) {
-  if (in.dtype == DT_STRING) return DecodeStringTensor(in, out);
+  if (in.dtype == DT_STRING) return TensorFromTStrings(in, out);
   if (in.dtype == tensorweave::DT_RESOURCE) return ResourceTensorFromC(in, out);
   *out = tensorweave::WithCanonicalBools(Tensor(in.dtype, in.shape, in.buffer));
   return Status::OK();
@@ -211,7 +156,7 @@ Status TensorToC(Tensor in, TF_Tensor** out) {
   const DataType dtype = BaseType(in.dtype());
   std::shared_ptr<TensorBuffer> buffer;
   if (dtype == DT_STRING) {
-    TW_RETURN_IF_ERROR(EncodeStringTensor(in, &buffer));
+    TW_RETURN_IF_ERROR(TStringBufferFromTensor(in, &buffer));
   } else if (dtype == tensorweave::DT_RESOURCE) {
     TW_RETURN_IF_ERROR(ResourceTensorToC(in, &buffer));
   } else if (!tensorweave::DataTypeIsSupported(dtype)) {
@@ -298,7 +243,11 @@ TF_Tensor* TF_AllocateTensor(TF_DataType dtype, const int64_t* dims, int num_dim
   return c_api::Guard(nullptr, static_cast<TF_Tensor*>(nullptr), [&]() -> TF_Tensor* {
     TensorShape shape;
     if (!CheckTensorArguments(dtype, dims, num_dims, len, &shape).ok()) return nullptr;
-    std::shared_ptr<TensorBuffer> buffer = TensorBuffer::Allocate(len);
+    // String elements start as empty TF_TStrings, and the tensor
+    // deallocates them when it goes.
+    std::shared_ptr<TensorBuffer> buffer =
+        dtype == TF_STRING ? c_api::AllocateTStringBuffer(len, shape.num_elements())
+                           : TensorBuffer::Allocate(len);
     if (buffer == nullptr) return nullptr;
     return new TF_Tensor{static_cast<DataType>(dtype), shape, std::move(buffer)};
   });

@@ -187,46 +187,34 @@ bool StringElement(PyObject* item, const char** data, Py_ssize_t* size) {
   return false;
 }
 
-// TensorFlow 1.x string layout: a uint64 offset per element, then each
-// element as a varint length and its bytes.
+// A TF_STRING tensor holds one TF_TString per element (TensorFlow 2.x's
+// layout); each element gets a copy of the item's bytes.
 TF_Tensor* StringArrayToTensor(PyArrayObject* array) {
   PyRef contiguous(PyArray_FROM_OF(reinterpret_cast<PyObject*>(array), NPY_ARRAY_C_CONTIGUOUS));
   if (!contiguous) return nullptr;
   auto* flat = reinterpret_cast<PyArrayObject*>(contiguous.get());
   const npy_intp count = PyArray_SIZE(flat);
-  std::vector<PyRef> items;
-  std::vector<std::pair<const char*, Py_ssize_t>> strings;
-  items.reserve(count);
-  strings.reserve(count);
-  size_t total = sizeof(uint64_t) * count;
-  char* element = static_cast<char*>(PyArray_DATA(flat));
-  for (npy_intp i = 0; i < count; ++i, element += PyArray_ITEMSIZE(flat)) {
-    items.emplace_back(PyArray_GETITEM(flat, element));
-    if (!items.back()) return nullptr;
-    const char* data;
-    Py_ssize_t size;
-    if (!StringElement(items.back().get(), &data, &size)) return nullptr;
-    strings.emplace_back(data, size);
-    total += TF_StringEncodedSize(size);
-  }
   std::vector<int64_t> dims = DimsOf(array);
-  TF_Tensor* tensor = TF_AllocateTensor(TF_STRING, dims.data(), dims.size(), total);
+  TF_Tensor* tensor =
+      TF_AllocateTensor(TF_STRING, dims.data(), dims.size(), count * sizeof(TF_TString));
   if (tensor == nullptr) {
     PyErr_SetString(PyExc_ValueError, "Could not allocate a string tensor for a feed");
     return nullptr;
   }
-  auto* offsets = static_cast<uint64_t*>(TF_TensorData(tensor));
-  char* base = reinterpret_cast<char*>(offsets + count);
-  char* limit = static_cast<char*>(TF_TensorData(tensor)) + total;
-  std::unique_ptr<TF_Status, StatusDeleter> status(TF_NewStatus());
-  size_t offset = 0;
-  for (npy_intp i = 0; i < count; ++i) {
-    offsets[i] = offset;
-    offset += TF_StringEncode(strings[i].first, strings[i].second, base + offset,
-                              limit - (base + offset), status.get());
-    if (TF_GetCode(status.get()) != TF_OK) {
+  auto* elements = static_cast<TF_TString*>(TF_TensorData(tensor));
+  char* element = static_cast<char*>(PyArray_DATA(flat));
+  for (npy_intp i = 0; i < count; ++i, element += PyArray_ITEMSIZE(flat)) {
+    PyRef item(PyArray_GETITEM(flat, element));
+    const char* data;
+    Py_ssize_t size;
+    if (!item || !StringElement(item.get(), &data, &size)) {
       TF_DeleteTensor(tensor);
-      PyErr_SetString(PyExc_ValueError, TF_Message(status.get()));
+      return nullptr;
+    }
+    TF_StringCopy(&elements[i], data, size);
+    if (TF_StringGetSize(&elements[i]) != static_cast<size_t>(size)) {
+      TF_DeleteTensor(tensor);
+      PyErr_NoMemory();
       return nullptr;
     }
   }
@@ -235,36 +223,20 @@ TF_Tensor* StringArrayToTensor(PyArrayObject* array) {
 
 PyObject* StringTensorToNdarray(TF_Tensor* tensor) {
   const int64_t count = TF_TensorElementCount(tensor);
-  const size_t table = sizeof(uint64_t) * count;
-  const size_t size = TF_TensorByteSize(tensor);
-  const char* data = static_cast<const char*>(TF_TensorData(tensor));
-  if (size < table) {
+  if (TF_TensorByteSize(tensor) / sizeof(TF_TString) < static_cast<uint64_t>(count)) {
     PyErr_SetString(PyExc_ValueError, "Malformed string tensor fetched");
     return nullptr;
   }
-  const auto* offsets = reinterpret_cast<const uint64_t*>(data);
-  const char* base = data + table;
-  const size_t limit = size - table;
+  const auto* elements = static_cast<const TF_TString*>(TF_TensorData(tensor));
   std::vector<npy_intp> dims(TF_NumDims(tensor));
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = TF_Dim(tensor, i);
   PyRef array(PyArray_SimpleNew(dims.size(), dims.data(), NPY_OBJECT));
   if (!array) return nullptr;
   auto** slots =
       static_cast<PyObject**>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array.get())));
-  std::unique_ptr<TF_Status, StatusDeleter> status(TF_NewStatus());
   for (int64_t i = 0; i < count; ++i) {
-    const char* string = nullptr;
-    size_t length = 0;
-    if (offsets[i] > limit) {
-      PyErr_SetString(PyExc_ValueError, "Malformed string tensor fetched");
-      return nullptr;
-    }
-    TF_StringDecode(base + offsets[i], limit - offsets[i], &string, &length, status.get());
-    if (TF_GetCode(status.get()) != TF_OK) {
-      PyErr_SetString(PyExc_ValueError, TF_Message(status.get()));
-      return nullptr;
-    }
-    PyObject* item = PyBytes_FromStringAndSize(string, length);
+    PyObject* item = PyBytes_FromStringAndSize(TF_StringGetDataPointer(&elements[i]),
+                                               TF_StringGetSize(&elements[i]));
     if (item == nullptr) return nullptr;
     Py_XSETREF(slots[i], item);
   }

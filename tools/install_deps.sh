@@ -9,6 +9,7 @@ DEBIAN_PACKAGES=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libeigen3-dev libdnnl-dev libgtest-dev clang-format-14
   libjpeg62-turbo-dev libpng-dev  # the image codecs
+  libre2-dev  # the regex ops (RE2, as TensorFlow)
   openssl  # makes the certificates of the TLS tests
   zlib1g-dev  # compressed (ZLIB/GZIP) record files, runtime/util/zlib_stream.cc
 )

@@ -33,22 +33,16 @@ static TF_Operation* constant(TF_Graph* graph, TF_Status* status, const char* na
 }
 
 /* A TF_STRING tensor of `count` NUL-terminated strings, shaped [count] (or a
- * scalar when `scalar`). */
+ * scalar when `scalar`): one TF_TString each, as in TensorFlow 2.x. */
 static TF_Tensor* strings(const char* const* values, int count, int scalar) {
-  size_t length = 8 * (size_t)count;
-  for (int i = 0; i < count; ++i) length += TF_StringEncodedSize(strlen(values[i]));
   int64_t dims[1] = {count};
-  TF_Tensor* tensor = TF_AllocateTensor(TF_STRING, dims, scalar ? 0 : 1, length);
-  char* data = (char*)TF_TensorData(tensor);
-  size_t at = 8 * (size_t)count;
-  TF_Status* status = TF_NewStatus();
+  TF_Tensor* tensor =
+      TF_AllocateTensor(TF_STRING, dims, scalar ? 0 : 1, (size_t)count * sizeof(TF_TString));
+  TF_TString* elements = (TF_TString*)TF_TensorData(tensor);
   for (int i = 0; i < count; ++i) {
-    uint64_t offset = at - 8 * (size_t)count;
-    memcpy(data + 8 * i, &offset, 8);
-    at += TF_StringEncode(values[i], strlen(values[i]), data + at, length - at, status);
-    CHECK_OK(status, "TF_StringEncode");
+    TF_StringInit(&elements[i]);
+    TF_StringCopy(&elements[i], values[i], strlen(values[i]));
   }
-  TF_DeleteStatus(status);
   return tensor;
 }
 

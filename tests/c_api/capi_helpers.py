@@ -48,14 +48,27 @@ TF_FLOAT, TF_DOUBLE, TF_INT32, TF_STRING, TF_INT64, TF_BOOL = 1, 2, 3, 7, 9, 10
 
 
 def header_declarations(path):
-    """c_api.h without preprocessor lines or the C++ guard, ready for cdef."""
-    kept, in_cplusplus = [], False
+    """c_api.h without preprocessor lines, the C++ guard or inline function
+    bodies, ready for cdef; the headers it includes with #include "x.h"
+    (tf_tstring.h) are read in their place."""
+    kept, in_cplusplus, inline_depth = [], False, None
     for line in path.read_text().splitlines():
         stripped = line.strip()
-        if stripped == "#ifdef __cplusplus":
+        if inline_depth is not None:  # inside a static inline function
+            inline_depth += line.count("{") - line.count("}")
+            if inline_depth <= 0 and "}" in line:
+                inline_depth = None
+        elif stripped.startswith("static inline"):
+            inline_depth = line.count("{") - line.count("}")
+            if inline_depth <= 0 and "}" in line:
+                inline_depth = None
+        elif stripped == "#ifdef __cplusplus":
             in_cplusplus = True
         elif in_cplusplus:
             in_cplusplus = not stripped.startswith("#endif")
+        elif stripped.startswith('#include "'):
+            included = path.parent / stripped.split('"')[1]
+            kept.append(header_declarations(included))
         elif not stripped.startswith("#"):
             kept.append(line)
     return "\n".join(kept).replace("TF_CAPI_EXPORT", "")
@@ -144,26 +157,19 @@ class Api:
         return t
 
     def string_tensor(self, strings, shape=None):
-        """A new TF_STRING tensor in TensorFlow 1.x's layout."""
+        """A new TF_STRING tensor: one TF_TString per element, set with
+        TF_StringCopy, as a TensorFlow 2.x program builds it."""
         strings = list(strings)
         shape = [len(strings)] if shape is None else list(shape)
-        encoded = [self._encode(s) for s in strings]
-        offsets, position = [], 0
-        for piece in encoded:
-            offsets.append(position)
-            position += len(piece)
-        data = np.array(offsets, np.uint64).tobytes() + b"".join(encoded)
         dims = self.ffi.new("int64_t[]", shape or [0])
-        t = self.lib.TF_AllocateTensor(TF_STRING, dims, len(shape), len(data))
+        size = len(strings) * self.ffi.sizeof("TF_TString")
+        t = self.lib.TF_AllocateTensor(TF_STRING, dims, len(shape), size)
         assert t != self.ffi.NULL
-        self.ffi.memmove(self.lib.TF_TensorData(t), data, len(data))
+        elements = self.ffi.cast("TF_TString*", self.lib.TF_TensorData(t))
+        for i, value in enumerate(strings):
+            self.lib.TF_StringInit(elements + i)
+            self.lib.TF_StringCopy(elements + i, value, len(value))
         return t
-
-    def _encode(self, value):
-        size = self.lib.TF_StringEncodedSize(len(value))
-        out = self.ffi.new("char[]", max(size, 1))
-        written = self.call(self.lib.TF_StringEncode, value, len(value), out, size)
-        return self.ffi.buffer(out, written)[:]
 
     def shape(self, t):
         return tuple(self.lib.TF_Dim(t, i) for i in range(self.lib.TF_NumDims(t)))
@@ -176,19 +182,16 @@ class Api:
         return np.frombuffer(raw, dtype=dtype).reshape(self.shape(t)).copy()
 
     def strings(self, t):
-        """The elements of a TF_STRING tensor, decoded through TF_StringDecode."""
+        """The elements of a TF_STRING tensor, read from its TF_TStrings."""
         count = self.lib.TF_TensorElementCount(t)
-        data = self.ffi.cast("char*", self.lib.TF_TensorData(t))
-        size = self.lib.TF_TensorByteSize(t)
-        offsets = np.frombuffer(self.ffi.buffer(data, 8 * count)[:], np.uint64)
-        base, end = data + 8 * count, size - 8 * count
-        result = []
-        for offset in offsets:
-            dst = self.ffi.new("char**")
-            dst_len = self.ffi.new("size_t*")
-            self.call(self.lib.TF_StringDecode, base + int(offset), end - int(offset), dst, dst_len)
-            result.append(self.ffi.buffer(dst[0], dst_len[0])[:])
-        return result
+        elements = self.ffi.cast("TF_TString*", self.lib.TF_TensorData(t))
+        return [
+            self.ffi.buffer(
+                self.lib.TF_StringGetDataPointer(elements + i),
+                self.lib.TF_StringGetSize(elements + i),
+            )[:]
+            for i in range(count)
+        ]
 
     def take(self, t):
         """Converts a TF_Tensor to numpy and deletes it."""
