@@ -395,3 +395,11 @@ def test_zeros_and_ones_take_a_shapes_dimensions_large_or_small():
             zeros, ones = sess.run([tf.zeros(shape.dims), tf.ones(shape)])
         np.testing.assert_array_equal(zeros, np.zeros(dims, np.float32))
         np.testing.assert_array_equal(ones, np.ones(dims, np.float32))
+
+
+def test_zeros_of_strings_are_empty_strings_as_in_tensorflow():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        np.testing.assert_array_equal(
+            sess.run(tf.zeros([2, 1], tf.string)), np.array([[b""], [b""]], object)
+        )
+        np.testing.assert_array_equal(sess.run(tf.zeros([3], tf.bool)), [False] * 3)

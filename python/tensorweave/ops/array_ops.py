@@ -131,7 +131,10 @@ def _filled(value, shape, dtype, name, default_name):
 
 @tf_export("zeros")
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return _filled(False if dtypes.as_dtype(dtype).is_bool else 0, shape, dtype, name, "zeros")
+    dtype = dtypes.as_dtype(dtype)
+    # TensorFlow's zero of each kind: "" for strings, False for bools.
+    zero = "" if dtype.base_dtype == dtypes.string else False if dtype.is_bool else 0
+    return _filled(zero, shape, dtype, name, "zeros")
 
 
 @tf_export("ones")
