@@ -18,6 +18,10 @@
 // that is a multiple of the filter's (a grouped convolution, forward only,
 // as TensorFlow's CPU kernels): one ordinary convolution per group.
 //
+// Float convolutions and both backprops first ask oneDNN's primitives
+// (conv_onednn.h, conv_backprop_onednn.h), which take the shapes where they
+// were measured faster.
+//
 // Work is split across the intra-op pool by whole images (so col2im's
 // overlapping windows never meet across threads); a batch smaller than the
 // pool instead splits each product across it. Patch matrices are built a
@@ -29,6 +33,7 @@
 
 #include "runtime/framework/conv_geometry.h"
 #include "runtime/kernels/channels_last.h"
+#include "runtime/kernels/conv_backprop_onednn.h"
 #include "runtime/kernels/conv_onednn.h"
 #include "runtime/kernels/gemm.h"
 
@@ -361,6 +366,13 @@ class Conv2DBackpropInputOp : public ConvOpBase {
 
   static void BackpropNhwc(OpKernelContext* ctx, const ConvGeometry& g, const T* grad,
                            const T* filter, T* out) {
+    if constexpr (std::is_same<T, float>::value) {
+      // oneDNN's backward-data primitives, where measured faster.
+      if (g.out_rows * g.out_cols > 0 && OneDnnConv2DBackpropChosen(ctx, g, true) &&
+          OneDnnConv2DBackpropInput(ctx, g, grad, filter, out)) {
+        return;
+      }
+    }
     const int64_t patch_size = g.filter_rows * g.filter_cols * g.in_depth;
     const int64_t image_size = g.in_rows * g.in_cols * g.in_depth;
     const int64_t positions = g.out_rows * g.out_cols;
@@ -418,6 +430,14 @@ class Conv2DBackpropFilterOp : public ConvOpBase {
     const int64_t patch_size = g.filter_rows * g.filter_cols * g.in_depth;
     const T* in = input_nhwc.data<T>();
     const T* grad = grad_nhwc.data<T>();
+    if constexpr (std::is_same<T, float>::value) {
+      // oneDNN's backward-weights primitives, where measured faster.
+      if (OneDnnConv2DBackpropChosen(ctx, g, false) &&
+          OneDnnConv2DBackpropFilter(ctx, g, in, grad, out)) {
+        return;
+      }
+      std::fill(out, out + filter_size, T(0));  // oneDNN may have written part of it
+    }
     const ImageBlocks blocks = PlanImageBlocks(ctx, g);
     const bool pointwise = IsPointwise(g);
     const int64_t chunk_rows = ChunkRows(g, sizeof(T));
