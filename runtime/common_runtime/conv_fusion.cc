@@ -54,7 +54,9 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
   const bool conv = head->type_string() == "Conv2D";
   if (!conv && head->type_string() != "MatMul") return false;
   DataType dtype = DT_INVALID;
-  if (!GetNodeAttr(head->def(), "T", &dtype).ok() || (dtype != DT_FLOAT && dtype != DT_DOUBLE)) {
+  // The fused ops' types: float and double convolutions, float products.
+  if (!GetNodeAttr(head->def(), "T", &dtype).ok() ||
+      !(dtype == DT_FLOAT || (conv && dtype == DT_DOUBLE))) {
     return false;
   }
   Node* bias_add = SoleConsumer(head, protected_nodes);

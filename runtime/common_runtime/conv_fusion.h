@@ -14,7 +14,7 @@
 // name). The fused node takes the name and device of the chain's last node,
 // so its consumers and fetches by name are unchanged; the control inputs
 // of the chain's nodes become its control inputs. Only float and double
-// chains are fused (the fused kernels' types), in both data formats, in
+// convolutions and float products are fused (the fused kernels' types), in both data formats, in
 // inference and training graphs alike (a training graph's gradient ops
 // consume the intermediates, which then keeps them unfused).
 #ifndef TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_

@@ -274,11 +274,10 @@ class FusedMatMulOp : public OpKernel {
   Epilogue epilogue_;
 };
 
-#define TW_REGISTER_FUSED(T)                                   \
-  TW_REGISTER_CPU_KERNEL("_FusedConv2D", T, FusedConv2DOp<T>); \
-  TW_REGISTER_CPU_KERNEL("_FusedMatMul", T, FusedMatMulOp<T>);
-TW_FOR_EACH_FLOAT(TW_REGISTER_FUSED)
-#undef TW_REGISTER_FUSED
+#define TW_REGISTER_FUSED_CONV(T) TW_REGISTER_CPU_KERNEL("_FusedConv2D", T, FusedConv2DOp<T>);
+TW_FOR_EACH_FLOAT(TW_REGISTER_FUSED_CONV)
+#undef TW_REGISTER_FUSED_CONV
+TW_REGISTER_CPU_KERNEL("_FusedMatMul", float, FusedMatMulOp<float>);
 
 }  // namespace
 }  // namespace tensorweave

@@ -4,7 +4,11 @@
 // ["BiasAdd", "Relu"], whose extra inputs are `args`) and _FusedMatMul
 // (the same after a MatMul). Inputs and attrs are TensorFlow 2.21's; the
 // shapes are those of the Conv2D / MatMul they replace, whose registered
-// shape functions compute them.
+// shape functions compute them. The dtypes are those with CPU kernels:
+// TensorFlow's defs also admit half, int8 and qint8 (_FusedConv2D) and half
+// and bfloat16 (_FusedMatMul), which its CPU runs through oneDNN builds
+// only; here such a node is refused at import instead of failing at its
+// first run.
 #include "runtime/framework/op_def.h"
 #include "runtime/framework/shape_inference.h"
 
@@ -31,7 +35,7 @@ REGISTER_OP("_FusedConv2D")
     .Input("args: TArgs")
     .Input("host_args: num_host_args * float")
     .Output("output: T")
-    .Attr("T: {half, float, double, int8, qint8}")
+    .Attr("T: {float, double}")
     .Attr("TArgs: list(type) >= 1")
     .Attr("num_args: int >= 0")
     .Attr("num_host_args: int >= 0 = 0")
@@ -58,7 +62,7 @@ REGISTER_OP("_FusedMatMul")
     .Output("product: T")
     .Attr("transpose_a: bool = false")
     .Attr("transpose_b: bool = false")
-    .Attr("T: {bfloat16, half, float}")
+    .Attr("T: {float}")
     .Attr("num_args: int >= 0")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
