@@ -137,18 +137,26 @@ bool RunBlocks(OpKernelContext* ctx, size_t count, Fn&& fn) {
   return !failed;
 }
 
-// Which shapes the oneDNN backprops compute faster, from bench/conv2d.py
-// --op input|filter --shapes tutorial on this machine (2 cores, AVX2 —
-// oneDNN 2.6.3 dispatches jit:avx2; load 6 from other processes; ms im2col
-// -> oneDNN, batch 128 / batch 8):
-//   input  14x14x32 5x5->64   120.7 -> 77.9 / 7.3 -> 2.5
-//   input  28x28x1  5x5->32    11.1 -> 56.3 / 0.4 -> 1.3  (one input channel)
-//   filter 14x14x32 5x5->64   129.7 -> 85.0 / 4.0 -> 4.0
-//   filter 28x28x1  5x5->32    20.8 ->  8.4 / 0.7 -> 0.3
-// As for the forward: windows over more than one pixel with many output
-// positions per image; the input gradient also wants input channels to
-// fill oneDNN's block of 8; the batch must fill the pool, since a block is
-// whole images. `input_gradient` says which backprop asks.
+// Which shapes the oneDNN backprops compute faster, measured on this
+// machine (2 cores, AVX2 — oneDNN 2.6.3 dispatches jit:avx2) with the load
+// of other processes at 11: CPU ms of one op, best of 10 interleaved runs,
+// im2col -> oneDNN, at batch 8 / batch 32:
+//   input  16x16x64 3x3->64     2.98 -> 2.18 / 10.62 ->  8.68
+//   input  8x8x128 3x3->128     2.46 -> 1.92 /  8.45 ->  6.90
+//   input  14x14x32 5x5->64     2.45 -> 1.68 / 11.15 ->  6.87
+//   input  32x32x32 3x3->64     5.23 -> 4.83 / 18.34 -> 18.27
+//   input  28x28x1 5x5->32      0.48 -> 1.39 /  1.79 ->  5.55 (one input channel)
+//   filter 16x16x64 3x3->64     2.59 -> 2.34 /  9.68 ->  9.29
+//   filter 14x14x32 5x5->64     2.87 -> 2.16 / 10.65 ->  8.55
+//   filter 28x28x1 5x5->32      0.66 -> 0.35 /  1.25 ->  0.72
+//   filter 32x32x32 3x3->64     4.72 -> 4.89 / 18.95 -> 20.42
+// and at batch 128 (wall ms, bench/conv2d.py --shapes tutorial): input
+// 14x14x32 5x5->64 120.7 -> 77.9, filter 129.7 -> 85.0, filter 28x28x1
+// 5x5->32 20.8 -> 8.4. So: windows over more than one pixel with enough
+// output positions per image (1x1 filters are plain matrix products for
+// im2col too); the input gradient also wants input channels to fill
+// oneDNN's block of 8; the batch must fill the pool, since a block is whole
+// images. `input_gradient` says which backprop asks.
 bool FasterThroughOneDnn(const OpKernelContext* ctx, const ConvGeometry& g, bool input_gradient) {
   const int64_t window = g.filter_rows * g.filter_cols;
   if (input_gradient && g.in_depth < 8) return false;
