@@ -315,6 +315,7 @@ demo: deps
 bench: lib python $(BUILD)/bench/grpc_floor
 	PYTHONPATH=python $(PYTHON) bench/session_overhead.py
 	PYTHONPATH=python $(PYTHON) bench/train_step.py
+	PYTHONPATH=python $(PYTHON) bench/conv_net.py
 	$(BUILD)/bench/grpc_floor
 
 clean:

@@ -16,6 +16,7 @@
 #define TENSORWEAVE_KERNELS_CONV_ONEDNN_H_
 
 #include "runtime/framework/conv_geometry.h"
+#include "runtime/kernels/conv_onednn_common.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace tensorweave {
@@ -24,11 +25,21 @@ namespace tensorweave {
 // forced by TW_CONV2D_PATH=onednn).
 bool OneDnnConv2DChosen(const ConvGeometry& g);
 
-// output = Conv2D(input, filter) for the whole batch, split across the
-// intra-op pool; false (nothing written) when oneDNN has no primitive for
-// the geometry.
+// What _FusedConv2D adds after the convolution, inside the primitive: a
+// bias per output channel (null: none), then an activation.
+struct ConvEpilogue {
+  const float* bias = nullptr;
+  onednn_conv::Activation activation = onednn_conv::Activation::kNone;
+  float alpha = 0;  // LeakyRelu's slope
+};
+
+// output = Conv2D(input, filter) (then the epilogue, when given) for the
+// whole batch, split across the intra-op pool; false when oneDNN has no
+// primitive for the geometry (the output may then be partly written: the
+// caller computes all of it again).
 bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const float* input,
-                         const float* filter, float* output);
+                         const float* filter, float* output,
+                         const ConvEpilogue* epilogue = nullptr);
 
 }  // namespace tensorweave
 

@@ -18,10 +18,16 @@
 // that is a multiple of the filter's (a grouped convolution, forward only,
 // as TensorFlow's CPU kernels): one ordinary convolution per group.
 //
+// Float convolutions and both backprops first ask oneDNN's primitives
+// (conv_onednn.h, conv_backprop_onednn.h), which take the shapes where they
+// were measured faster.
+//
 // Work is split across the intra-op pool by whole images (so col2im's
 // overlapping windows never meet across threads); a batch smaller than the
 // pool instead splits each product across it. Patch matrices are built a
 // bounded number of rows at a time.
+#include "runtime/kernels/conv_ops.h"
+
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -29,6 +35,7 @@
 
 #include "runtime/framework/conv_geometry.h"
 #include "runtime/kernels/channels_last.h"
+#include "runtime/kernels/conv_backprop_onednn.h"
 #include "runtime/kernels/conv_onednn.h"
 #include "runtime/kernels/gemm.h"
 
@@ -233,6 +240,81 @@ class ConvOpBase : public OpKernel {
 };
 
 template <typename T>
+// A grouped convolution, one group at a time: the group's input channels
+// and filter columns are copied out contiguously, convolved as an
+// ordinary convolution and the result copied into its output channels.
+// (Grouped convolutions are rare in the graphs TensorFlow's CPU runs;
+// the copies keep one convolution path.)
+void ConvolveGroupsNhwc(OpKernelContext* ctx, const ConvGeometry& g, const T* in, const T* filter,
+                        T* out) {
+  ConvGeometry group = g;
+  group.groups = 1;
+  group.in_depth = g.in_depth / g.groups;
+  group.out_depth = g.out_depth / g.groups;
+  const int64_t pixels = g.batch * g.in_rows * g.in_cols;
+  const int64_t taps = g.filter_rows * g.filter_cols * group.in_depth;
+  const int64_t outputs = g.batch * g.out_rows * g.out_cols;
+  std::vector<T> group_in(pixels * group.in_depth), group_filter(taps * group.out_depth),
+      group_out(outputs * group.out_depth);
+  for (int64_t k = 0; k < g.groups; ++k) {
+    for (int64_t p = 0; p < pixels; ++p) {
+      const T* src = in + p * g.in_depth + k * group.in_depth;
+      std::copy(src, src + group.in_depth, group_in.data() + p * group.in_depth);
+    }
+    for (int64_t t = 0; t < taps; ++t) {
+      const T* src = filter + t * g.out_depth + k * group.out_depth;
+      std::copy(src, src + group.out_depth, group_filter.data() + t * group.out_depth);
+    }
+    Conv2DNhwc<T>(ctx, group, group_in.data(), group_filter.data(), group_out.data());
+    for (int64_t p = 0; p < outputs; ++p) {
+      const T* src = group_out.data() + p * group.out_depth;
+      std::copy(src, src + group.out_depth, out + p * g.out_depth + k * group.out_depth);
+    }
+  }
+}
+
+}  // namespace
+
+// Declared in conv_ops.h.
+template <typename T>
+void Conv2DNhwc(OpKernelContext* ctx, const ConvGeometry& g, const T* in, const T* filter, T* out) {
+  if (g.groups != 1) {
+    ConvolveGroupsNhwc(ctx, g, in, filter, out);
+    return;
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    // oneDNN's convolution primitives, where measured faster (conv_onednn.h).
+    if (OneDnnConv2DChosen(g) && OneDnnConv2DForward(ctx, g, in, filter, out)) return;
+  }
+  const int64_t patch_size = g.filter_rows * g.filter_cols * g.in_depth;
+  const ImageBlocks blocks = PlanImageBlocks(ctx, g);
+  const bool pointwise = IsPointwise(g);
+  const int64_t chunk_rows = ChunkRows(g, sizeof(T));
+  RunImageBlocks(ctx, g, blocks, [&](int64_t, int64_t row_begin, int64_t row_end) {
+    std::unique_ptr<T[]> patches;
+    if (!pointwise) patches.reset(new T[std::min(chunk_rows, row_end - row_begin) * patch_size]);
+    for (int64_t r = row_begin; r < row_end; r += chunk_rows) {
+      const int64_t rows = std::min(chunk_rows, row_end - r);
+      const T* a = in + r * patch_size;
+      if (!pointwise) {
+        Im2Col(g, in, r, r + rows, patches.get());
+        a = patches.get();
+      }
+      GemmOnPool<T>(blocks.gemm_pool, GemmArgs{a, filter, out + r * g.out_depth, rows, patch_size,
+                                               g.out_depth, false, false});
+    }
+  });
+}
+
+#define TW_INSTANTIATE_CONV(T)                                                              \
+  template void Conv2DNhwc<T>(OpKernelContext * ctx, const ConvGeometry& g, const T* input, \
+                              const T* filter, T* output);
+TW_FOR_EACH_FLOAT(TW_INSTANTIATE_CONV)
+#undef TW_INSTANTIATE_CONV
+
+namespace {
+
+template <typename T>
 class Conv2DOp : public ConvOpBase {
  public:
   using ConvOpBase::ConvOpBase;
@@ -248,74 +330,9 @@ class Conv2DOp : public ConvOpBase {
     OP_REQUIRES_OK(ctx, AllocateNhwcOutput(ctx, output_shape, &output_nhwc));
     if (output_nhwc.NumElements() > 0) {
       OP_REQUIRES_OK(ctx, ToNhwc(ctx, input, &input_nhwc));
-      if (g.groups == 1) {
-        ConvolveNhwc(ctx, g, input_nhwc.data<T>(), filter.data<T>(), output_nhwc.data<T>());
-      } else {
-        ConvolveGroupsNhwc(ctx, g, input_nhwc.data<T>(), filter.data<T>(), output_nhwc.data<T>());
-      }
+      Conv2DNhwc<T>(ctx, g, input_nhwc.data<T>(), filter.data<T>(), output_nhwc.data<T>());
     }
     OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output_shape, output_nhwc));
-  }
-
- private:
-  // A grouped convolution, one group at a time: the group's input channels
-  // and filter columns are copied out contiguously, convolved as an
-  // ordinary convolution and the result copied into its output channels.
-  // (Grouped convolutions are rare in the graphs TensorFlow's CPU runs;
-  // the copies keep one convolution path.)
-  static void ConvolveGroupsNhwc(OpKernelContext* ctx, const ConvGeometry& g, const T* in,
-                                 const T* filter, T* out) {
-    ConvGeometry group = g;
-    group.groups = 1;
-    group.in_depth = g.in_depth / g.groups;
-    group.out_depth = g.out_depth / g.groups;
-    const int64_t pixels = g.batch * g.in_rows * g.in_cols;
-    const int64_t taps = g.filter_rows * g.filter_cols * group.in_depth;
-    const int64_t outputs = g.batch * g.out_rows * g.out_cols;
-    std::vector<T> group_in(pixels * group.in_depth), group_filter(taps * group.out_depth),
-        group_out(outputs * group.out_depth);
-    for (int64_t k = 0; k < g.groups; ++k) {
-      for (int64_t p = 0; p < pixels; ++p) {
-        const T* src = in + p * g.in_depth + k * group.in_depth;
-        std::copy(src, src + group.in_depth, group_in.data() + p * group.in_depth);
-      }
-      for (int64_t t = 0; t < taps; ++t) {
-        const T* src = filter + t * g.out_depth + k * group.out_depth;
-        std::copy(src, src + group.out_depth, group_filter.data() + t * group.out_depth);
-      }
-      ConvolveNhwc(ctx, group, group_in.data(), group_filter.data(), group_out.data());
-      for (int64_t p = 0; p < outputs; ++p) {
-        const T* src = group_out.data() + p * group.out_depth;
-        std::copy(src, src + group.out_depth, out + p * g.out_depth + k * group.out_depth);
-      }
-    }
-  }
-
-  // output [N, out_rows, out_cols, out_depth] = input (NHWC) * filter.
-  static void ConvolveNhwc(OpKernelContext* ctx, const ConvGeometry& g, const T* in,
-                           const T* filter, T* out) {
-    if constexpr (std::is_same<T, float>::value) {
-      // oneDNN's convolution primitives, where measured faster (conv_onednn.h).
-      if (OneDnnConv2DChosen(g) && OneDnnConv2DForward(ctx, g, in, filter, out)) return;
-    }
-    const int64_t patch_size = g.filter_rows * g.filter_cols * g.in_depth;
-    const ImageBlocks blocks = PlanImageBlocks(ctx, g);
-    const bool pointwise = IsPointwise(g);
-    const int64_t chunk_rows = ChunkRows(g, sizeof(T));
-    RunImageBlocks(ctx, g, blocks, [&](int64_t, int64_t row_begin, int64_t row_end) {
-      std::unique_ptr<T[]> patches;
-      if (!pointwise) patches.reset(new T[std::min(chunk_rows, row_end - row_begin) * patch_size]);
-      for (int64_t r = row_begin; r < row_end; r += chunk_rows) {
-        const int64_t rows = std::min(chunk_rows, row_end - r);
-        const T* a = in + r * patch_size;
-        if (!pointwise) {
-          Im2Col(g, in, r, r + rows, patches.get());
-          a = patches.get();
-        }
-        GemmOnPool<T>(blocks.gemm_pool, GemmArgs{a, filter, out + r * g.out_depth, rows, patch_size,
-                                                 g.out_depth, false, false});
-      }
-    });
   }
 };
 
@@ -361,6 +378,13 @@ class Conv2DBackpropInputOp : public ConvOpBase {
 
   static void BackpropNhwc(OpKernelContext* ctx, const ConvGeometry& g, const T* grad,
                            const T* filter, T* out) {
+    if constexpr (std::is_same<T, float>::value) {
+      // oneDNN's backward-data primitives, where measured faster.
+      if (g.out_rows * g.out_cols > 0 && OneDnnConv2DBackpropChosen(ctx, g, true) &&
+          OneDnnConv2DBackpropInput(ctx, g, grad, filter, out)) {
+        return;
+      }
+    }
     const int64_t patch_size = g.filter_rows * g.filter_cols * g.in_depth;
     const int64_t image_size = g.in_rows * g.in_cols * g.in_depth;
     const int64_t positions = g.out_rows * g.out_cols;
@@ -418,6 +442,14 @@ class Conv2DBackpropFilterOp : public ConvOpBase {
     const int64_t patch_size = g.filter_rows * g.filter_cols * g.in_depth;
     const T* in = input_nhwc.data<T>();
     const T* grad = grad_nhwc.data<T>();
+    if constexpr (std::is_same<T, float>::value) {
+      // oneDNN's backward-weights primitives, where measured faster.
+      if (OneDnnConv2DBackpropChosen(ctx, g, false) &&
+          OneDnnConv2DBackpropFilter(ctx, g, in, grad, out)) {
+        return;
+      }
+      std::fill(out, out + filter_size, T(0));  // oneDNN may have written part of it
+    }
     const ImageBlocks blocks = PlanImageBlocks(ctx, g);
     const bool pointwise = IsPointwise(g);
     const int64_t chunk_rows = ChunkRows(g, sizeof(T));

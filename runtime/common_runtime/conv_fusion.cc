@@ -1,0 +1,181 @@
+// The Conv2D / MatMul + BiasAdd (+ activation) fusion pass (conv_fusion.h).
+#include "runtime/common_runtime/conv_fusion.h"
+
+#include <vector>
+
+#include "runtime/framework/node_def_util.h"
+
+namespace tensorweave {
+namespace {
+
+bool IsActivation(const Node* node) {
+  const std::string& op = node->type_string();
+  return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu";
+}
+
+std::string AttrString(const Node* node, const char* name, const std::string& otherwise) {
+  std::string value;
+  return GetNodeAttr(node->def(), name, &value).ok() ? value : otherwise;
+}
+
+// The only consumer of `node`'s output 0 when the node can disappear into
+// a fusion: one data edge out (from output 0), no control edges out other
+// than the graph's SINK hookup, not protected. Null otherwise.
+Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& protected_nodes) {
+  if (protected_nodes.count(node->name()) != 0) return nullptr;
+  const Edge* only = nullptr;
+  for (const Edge* edge : node->out_edges()) {
+    if (edge->IsControlEdge()) {
+      if (edge->dst()->IsSink()) continue;
+      return nullptr;
+    }
+    if (only != nullptr || edge->src_output() != 0) return nullptr;
+    only = edge;
+  }
+  return only != nullptr && only->dst_input() == 0 ? only->dst() : nullptr;
+}
+
+// A chain to fuse: the Conv2D or MatMul, its BiasAdd, the activation (or
+// null).
+struct Chain {
+  Node* head;
+  Node* bias_add;
+  Node* activation;
+  Node* last() const { return activation != nullptr ? activation : bias_add; }
+};
+
+bool SameType(const Node* a, const Node* b) {
+  DataType ta = DT_INVALID, tb = DT_INVALID;
+  return GetNodeAttr(a->def(), "T", &ta).ok() && GetNodeAttr(b->def(), "T", &tb).ok() && ta == tb;
+}
+
+// The chain starting at `head` when it can be fused.
+bool FindChain(Node* head, const std::unordered_set<std::string>& protected_nodes, Chain* chain) {
+  const bool conv = head->type_string() == "Conv2D";
+  if (!conv && head->type_string() != "MatMul") return false;
+  DataType dtype = DT_INVALID;
+  // The fused ops' types: float and double convolutions, float products.
+  if (!GetNodeAttr(head->def(), "T", &dtype).ok() ||
+      !(dtype == DT_FLOAT || (conv && dtype == DT_DOUBLE))) {
+    return false;
+  }
+  Node* bias_add = SoleConsumer(head, protected_nodes);
+  if (bias_add == nullptr || bias_add->type_string() != "BiasAdd" || !SameType(head, bias_add)) {
+    return false;
+  }
+  // The bias runs over the convolution's channel dimension.
+  const std::string bias_format = AttrString(bias_add, "data_format", "NHWC");
+  const std::string conv_format = conv ? AttrString(head, "data_format", "NHWC") : "NHWC";
+  if (bias_format != conv_format) return false;
+  *chain = Chain{head, bias_add, nullptr};
+  Node* next = SoleConsumer(bias_add, protected_nodes);
+  if (next != nullptr && IsActivation(next) && SameType(head, next)) chain->activation = next;
+  return true;
+}
+
+// The fused node's NodeDef: the head's attrs, the fused ops, the last
+// node's name and device.
+NodeDef FusedNodeDef(const Chain& chain) {
+  const bool conv = chain.head->type_string() == "Conv2D";
+  NodeDef def;
+  def.set_name(chain.last()->name());
+  def.set_op(conv ? "_FusedConv2D" : "_FusedMatMul");
+  def.set_device(chain.last()->requested_device());
+  const char* const kConvAttrs[] = {
+      "T",           "strides",   "padding",         "explicit_paddings",
+      "data_format", "dilations", "use_cudnn_on_gpu"};
+  const char* const kMatMulAttrs[] = {"T", "transpose_a", "transpose_b"};
+  auto copy = [&](const char* name) {
+    const AttrValue* value = FindNodeAttr(chain.head->def(), name);
+    if (value != nullptr) (*def.mutable_attr())[name] = *value;
+  };
+  if (conv) {
+    for (const char* name : kConvAttrs) copy(name);
+  } else {
+    for (const char* name : kMatMulAttrs) copy(name);
+  }
+  auto& attrs = *def.mutable_attr();
+  SetAttrValue(int64_t{1}, &attrs["num_args"]);
+  if (conv) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+  AttrValue::ListValue* fused_ops = attrs["fused_ops"].mutable_list();
+  fused_ops->add_s("BiasAdd");
+  float alpha = 0.2f;
+  if (chain.activation != nullptr) {
+    fused_ops->add_s(chain.activation->type_string());
+    if (chain.activation->type_string() == "LeakyRelu") {
+      GetNodeAttr(chain.activation->def(), "alpha", &alpha).ok();
+    }
+  }
+  SetAttrValue(alpha, &attrs["leakyrelu_alpha"]);
+  SetAttrValue(0.0001f, &attrs["epsilon"]);
+  return def;
+}
+
+struct Endpoint {
+  Node* node;
+  int slot;
+};
+
+Status Fuse(Graph* graph, const Chain& chain) {
+  const NodeDef def = FusedNodeDef(chain);
+  // What feeds the chain and what the last node feeds, before any removal.
+  const Edge* input = nullptr;
+  const Edge* filter = nullptr;
+  const Edge* bias = nullptr;
+  TW_RETURN_IF_ERROR(chain.head->input_edge(0, &input));
+  TW_RETURN_IF_ERROR(chain.head->input_edge(1, &filter));
+  TW_RETURN_IF_ERROR(chain.bias_add->input_edge(1, &bias));
+  const Endpoint inputs[] = {{input->src(), input->src_output()},
+                             {filter->src(), filter->src_output()},
+                             {bias->src(), bias->src_output()}};
+  std::vector<Node*> control_inputs;
+  for (Node* node : {chain.head, chain.bias_add, chain.activation}) {
+    if (node == nullptr) continue;
+    for (const Edge* edge : node->in_edges()) {
+      if (edge->IsControlEdge() && !edge->src()->IsSource()) control_inputs.push_back(edge->src());
+    }
+  }
+  std::vector<Endpoint> data_consumers;
+  std::vector<Node*> control_consumers;
+  for (const Edge* edge : chain.last()->out_edges()) {
+    if (edge->IsControlEdge()) {
+      if (!edge->dst()->IsSink()) control_consumers.push_back(edge->dst());
+    } else {
+      data_consumers.push_back({edge->dst(), edge->dst_input()});
+    }
+  }
+  graph->RemoveNode(chain.head);
+  graph->RemoveNode(chain.bias_add);
+  if (chain.activation != nullptr) graph->RemoveNode(chain.activation);
+  Node* fused = nullptr;
+  TW_RETURN_IF_ERROR(graph->AddNode(def, &fused));
+  for (int i = 0; i < 3; ++i) {
+    TW_RETURN_IF_ERROR(graph->AddEdge(inputs[i].node, inputs[i].slot, fused, i));
+  }
+  for (Node* node : control_inputs) graph->AddControlEdge(node, fused);
+  for (const Endpoint& consumer : data_consumers) {
+    TW_RETURN_IF_ERROR(graph->AddEdge(fused, 0, consumer.node, consumer.slot));
+  }
+  for (Node* node : control_consumers) graph->AddControlEdge(fused, node);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status FuseConvBiasActivation(Graph* graph, const std::unordered_set<std::string>& protected_nodes,
+                              bool* changed) {
+  *changed = false;
+  // Chains are found first and fused after: fusing removes nodes.
+  std::vector<Chain> chains;
+  for (Node* node : graph->op_nodes()) {
+    Chain chain;
+    if (FindChain(node, protected_nodes, &chain)) chains.push_back(chain);
+  }
+  for (const Chain& chain : chains) {
+    TW_RETURN_IF_ERROR(Fuse(graph, chain));
+    *changed = true;
+  }
+  return Status::OK();
+}
+
+}  // namespace tensorweave

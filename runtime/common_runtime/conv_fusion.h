@@ -1,0 +1,37 @@
+// A graph pass that rewrites Conv2D -> BiasAdd (-> Relu | Relu6 | Elu |
+// LeakyRelu) chains, and MatMul -> BiasAdd (-> the same) chains, into one
+// _FusedConv2D / _FusedMatMul node (ops/nn_fused_ops.cc), as TensorFlow's
+// grappler remapper does on the CPU:
+//
+//   std::unordered_set<std::string> fetched = {"logits", "loss"};
+//   bool changed = false;
+//   TW_RETURN_IF_ERROR(FuseConvBiasActivation(graph, fetched, &changed));
+//
+// A chain is fused only when every intermediate result (the Conv2D's or
+// MatMul's output, and the BiasAdd's when an activation follows) has the
+// next op of the chain as its only consumer, has no control edges out, and
+// is not in `protected_nodes` (the names fetched, or otherwise needed by
+// name). The fused node takes the name and device of the chain's last node,
+// so its consumers and fetches by name are unchanged; the control inputs
+// of the chain's nodes become its control inputs. Only float and double
+// convolutions and float products are fused (the fused kernels' types), in both data formats, in
+// inference and training graphs alike (a training graph's gradient ops
+// consume the intermediates, which then keeps them unfused).
+#ifndef TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_
+#define TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_
+
+#include <string>
+#include <unordered_set>
+
+#include "runtime/framework/status.h"
+#include "runtime/graph/graph.h"
+
+namespace tensorweave {
+
+// Fuses every eligible chain of `graph`; `changed` says whether any was.
+Status FuseConvBiasActivation(Graph* graph, const std::unordered_set<std::string>& protected_nodes,
+                              bool* changed);
+
+}  // namespace tensorweave
+
+#endif  // TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_

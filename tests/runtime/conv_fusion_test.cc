@@ -1,0 +1,246 @@
+// The Conv2D / MatMul + BiasAdd (+ activation) fusion pass
+// (common_runtime/conv_fusion.h): which chains it fuses and which it must
+// leave alone (an intermediate fetched, consumed twice or with a control
+// edge out), the fused node's name, attrs and edges, and that the rewritten
+// graph computes what the original does.
+#include "runtime/common_runtime/conv_fusion.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "runtime/common_runtime/session_factory.h"
+#include "tests/runtime/graph_test_util.h"
+#include "tests/runtime/session_test_util.h"
+
+namespace tensorweave {
+namespace {
+
+using session_test::SetAttr;
+
+Tensor RandomTensor(const TensorShape& shape, int seed) {
+  Tensor tensor(DT_FLOAT, shape);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  for (int64_t i = 0; i < tensor.NumElements(); ++i) tensor.data<float>()[i] = normal(rng);
+  return tensor;
+}
+
+NodeDef* AddConst(GraphDef* graph, const std::string& name, const Tensor& value) {
+  NodeDef* node = session_test::AddNode(graph, name, "Const");
+  SetAttr(node, "dtype", DT_FLOAT);
+  SetAttr(node, "value", value);
+  return node;
+}
+
+// x [2, 9, 7, 3] (fed) -> conv 3x3x3->8 (SAME, stride 2 or 1) -> BiasAdd ->
+// `activation` (none when empty) -> "y" (Identity), in `data_format`.
+GraphDef ConvChain(const std::string& activation, const std::string& data_format = "NHWC") {
+  GraphDef graph;
+  const bool nchw = data_format == "NCHW";
+  session_test::AddPlaceholder(&graph, "x");
+  AddConst(&graph, "w", RandomTensor(TensorShape({3, 3, 3, 8}), 1));
+  AddConst(&graph, "b", RandomTensor(TensorShape({8}), 2));
+  NodeDef* conv = session_test::AddNode(&graph, "conv", "Conv2D", {"x", "w"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", std::string("SAME"));
+  SetAttr(conv, "data_format", data_format);
+  for (int64_t s : {1, nchw ? 1 : 2, 2, nchw ? 2 : 1}) {
+    (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  }
+  NodeDef* bias = session_test::AddNode(&graph, "bias", "BiasAdd", {"conv", "b"});
+  SetAttr(bias, "T", DT_FLOAT);
+  SetAttr(bias, "data_format", data_format);
+  std::string last = "bias";
+  if (!activation.empty()) {
+    NodeDef* act = session_test::AddNode(&graph, "act", activation, {"bias"});
+    SetAttr(act, "T", DT_FLOAT);
+    if (activation == "LeakyRelu") SetAttr(act, "alpha", 0.3f);
+    last = "act";
+  }
+  NodeDef* y = session_test::AddNode(&graph, "y", "Identity", {last});
+  SetAttr(y, "T", DT_FLOAT);
+  return graph;
+}
+
+// Imports `graph_def`, runs the pass with `protected_nodes`; the result.
+GraphDef Fused(const GraphDef& graph_def, const std::unordered_set<std::string>& protected_nodes,
+               bool* changed) {
+  Graph graph(OpRegistry::Global());
+  EXPECT_TRUE(graph_test::ImportRefined(ImportGraphDefOptions(), graph_def, &graph).ok());
+  const Status status = FuseConvBiasActivation(&graph, protected_nodes, changed);
+  EXPECT_TRUE(status.ok()) << status;
+  GraphDef out;
+  graph.ToGraphDef(&out);
+  return out;
+}
+
+const NodeDef* FindNode(const GraphDef& graph, const std::string& name) {
+  for (const NodeDef& node : graph.node()) {
+    if (node.name() == name) return &node;
+  }
+  return nullptr;
+}
+
+int CountOps(const GraphDef& graph, const std::string& op) {
+  int count = 0;
+  for (const NodeDef& node : graph.node()) count += node.op() == op;
+  return count;
+}
+
+std::vector<Tensor> RunGraph(const GraphDef& graph, const Tensor& x,
+                             const std::vector<std::string>& fetches) {
+  std::unique_ptr<Session> session;
+  EXPECT_TRUE(NewSession(SessionOptions(), &session).ok());
+  Status status = session->Create(graph);
+  EXPECT_TRUE(status.ok()) << status;
+  std::vector<Tensor> outputs;
+  status = session->Run({{"x", x}}, fetches, {}, &outputs);
+  EXPECT_TRUE(status.ok()) << status;
+  return outputs;
+}
+
+void ExpectNear(const Tensor& a, const Tensor& b) {
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    ASSERT_NEAR(a.data<float>()[i], b.data<float>()[i], 1e-4f * (1 + std::fabs(b.data<float>()[i])))
+        << "element " << i;
+  }
+}
+
+std::vector<std::string> FusedOps(const NodeDef& node) {
+  std::vector<std::string> ops;
+  for (const std::string& s : node.attr().at("fused_ops").list().s()) ops.push_back(s);
+  return ops;
+}
+
+class ConvFusionActivation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConvFusionActivation, FusesTheChainAndKeepsTheValues) {
+  const std::string activation = GetParam();
+  for (const std::string format : {"NHWC", "NCHW"}) {
+    const GraphDef original = ConvChain(activation, format);
+    bool changed = false;
+    const GraphDef fused = Fused(original, {"y"}, &changed);
+    EXPECT_TRUE(changed);
+    EXPECT_EQ(CountOps(fused, "Conv2D"), 0);
+    EXPECT_EQ(CountOps(fused, "BiasAdd"), 0);
+    const NodeDef* node = FindNode(fused, activation.empty() ? "bias" : "act");
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->op(), "_FusedConv2D");
+    std::vector<std::string> expected = {"BiasAdd"};
+    if (!activation.empty()) expected.push_back(activation);
+    EXPECT_EQ(FusedOps(*node), expected);
+    EXPECT_EQ(node->attr().at("data_format").s(), format);
+    if (activation == "LeakyRelu") EXPECT_FLOAT_EQ(node->attr().at("leakyrelu_alpha").f(), 0.3f);
+    const Tensor x =
+        RandomTensor(format == "NHWC" ? TensorShape({2, 9, 7, 3}) : TensorShape({2, 3, 9, 7}), 3);
+    ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Activations, ConvFusionActivation,
+                         ::testing::Values("", "Relu", "Relu6", "Elu", "LeakyRelu"));
+
+TEST(ConvFusion, NeverFusesAFetchedIntermediate) {
+  bool changed = true;
+  const GraphDef fused = Fused(ConvChain("Relu"), {"y", "conv"}, &changed);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(CountOps(fused, "Conv2D"), 1);
+  // A fetched BiasAdd keeps its activation out; the conv fuses into it,
+  // which keeps its name and so its value.
+  const GraphDef partly = Fused(ConvChain("Relu"), {"y", "bias"}, &changed);
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(FindNode(partly, "bias")->op(), "_FusedConv2D");
+  EXPECT_EQ(FusedOps(*FindNode(partly, "bias")), std::vector<std::string>{"BiasAdd"});
+  EXPECT_EQ(CountOps(partly, "Relu"), 1);
+}
+
+TEST(ConvFusion, NeverFusesAnIntermediateUsedTwice) {
+  GraphDef graph = ConvChain("Relu");
+  NodeDef* other = session_test::AddNode(&graph, "other", "Identity", {"conv"});
+  SetAttr(other, "T", DT_FLOAT);
+  bool changed = true;
+  const GraphDef fused = Fused(graph, {"y", "other"}, &changed);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(CountOps(fused, "Conv2D"), 1);
+  EXPECT_EQ(CountOps(fused, "Relu"), 1);
+}
+
+TEST(ConvFusion, ABiasAddUsedTwiceFusesWithoutTheActivation) {
+  GraphDef graph = ConvChain("Relu");
+  NodeDef* other = session_test::AddNode(&graph, "other", "Identity", {"bias"});
+  SetAttr(other, "T", DT_FLOAT);
+  bool changed = false;
+  const GraphDef fused = Fused(graph, {"y", "other"}, &changed);
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(FindNode(fused, "bias")->op(), "_FusedConv2D");
+  EXPECT_EQ(FusedOps(*FindNode(fused, "bias")), std::vector<std::string>{"BiasAdd"});
+  EXPECT_EQ(FindNode(fused, "act")->op(), "Relu");
+  const Tensor x = RandomTensor(TensorShape({2, 9, 7, 3}), 4);
+  const std::vector<Tensor> before = RunGraph(graph, x, {"y", "other"});
+  const std::vector<Tensor> after = RunGraph(fused, x, {"y", "other"});
+  ExpectNear(after[0], before[0]);
+  ExpectNear(after[1], before[1]);
+}
+
+TEST(ConvFusion, NeverFusesAnIntermediateWithAControlEdgeOut) {
+  GraphDef graph = ConvChain("Relu");
+  graph.mutable_node()->rbegin()->add_input("^conv");  // y waits for conv
+  bool changed = true;
+  Fused(graph, {"y"}, &changed);
+  EXPECT_FALSE(changed);
+}
+
+TEST(ConvFusion, ControlInputsOfTheChainMoveToTheFusedNode) {
+  GraphDef graph = ConvChain("Relu");
+  AddConst(&graph, "gate", RandomTensor(TensorShape({}), 5));
+  for (NodeDef& node : *graph.mutable_node()) {
+    if (node.name() == "bias") node.add_input("^gate");
+  }
+  bool changed = false;
+  const GraphDef fused = Fused(graph, {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  const NodeDef* node = FindNode(fused, "act");
+  ASSERT_NE(node, nullptr);
+  std::vector<std::string> inputs(node->input().begin(), node->input().end());
+  EXPECT_EQ(inputs, (std::vector<std::string>{"x", "w", "b", "^gate"}));
+}
+
+TEST(ConvFusion, FusesMatMulBiasAddRelu6) {
+  GraphDef graph;
+  session_test::AddPlaceholder(&graph, "x");
+  AddConst(&graph, "w", RandomTensor(TensorShape({6, 5}), 6));
+  AddConst(&graph, "b", RandomTensor(TensorShape({5}), 7));
+  NodeDef* matmul = session_test::AddNode(&graph, "mm", "MatMul", {"x", "w"});
+  SetAttr(matmul, "T", DT_FLOAT);
+  NodeDef* bias = session_test::AddNode(&graph, "bias", "BiasAdd", {"mm", "b"});
+  SetAttr(bias, "T", DT_FLOAT);
+  NodeDef* act = session_test::AddNode(&graph, "act", "Relu6", {"bias"});
+  SetAttr(act, "T", DT_FLOAT);
+  bool changed = false;
+  const GraphDef fused = Fused(graph, {"act"}, &changed);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(FindNode(fused, "act")->op(), "_FusedMatMul");
+  Tensor x = RandomTensor(TensorShape({4, 6}), 8);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] *= 3;  // reach 6
+  ExpectNear(RunGraph(fused, x, {"act"})[0], RunGraph(graph, x, {"act"})[0]);
+}
+
+TEST(ConvFusion, LeavesHalfAndIntegerChainsAlone) {
+  GraphDef graph;
+  session_test::AddPlaceholder(&graph, "x", PartialTensorShape(), DT_INT32);
+  session_test::AddPlaceholder(&graph, "w", PartialTensorShape(), DT_INT32);
+  session_test::AddPlaceholder(&graph, "b", PartialTensorShape(), DT_INT32);
+  NodeDef* matmul = session_test::AddNode(&graph, "mm", "MatMul", {"x", "w"});
+  SetAttr(matmul, "T", DT_INT32);
+  NodeDef* bias = session_test::AddNode(&graph, "bias", "BiasAdd", {"mm", "b"});
+  SetAttr(bias, "T", DT_INT32);
+  bool changed = true;
+  Fused(graph, {"bias"}, &changed);
+  EXPECT_FALSE(changed);
+}
+
+}  // namespace
+}  // namespace tensorweave
