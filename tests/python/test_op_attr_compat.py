@@ -75,6 +75,10 @@ EXCEPTIONS = {
     ("BatchMatMulV2", "T"): "no int16 batched matmul kernel yet",
     ("Conv2D", "T"): "no int32 convolution kernel yet (TensorFlow runs int32 Conv2D on CPU)",
     ("Conv2DBackpropInput", "T"): "no int32 convolution kernel yet",
+    (
+        "_FusedConv2D",
+        "T",
+    ): "no int8 fused convolution kernel yet (TensorFlow runs int8 _FusedConv2D on CPU)",
     **{
         (op, "T"): _NO_NARROW_INTEGER_POOLING
         for op in (
