@@ -18,9 +18,9 @@ only when the stale value says it is probably time to act. Timing goes
 through SecondOrStepTimer, which reads the clock through this module's
 `time` (tests replace it with a fake clock).
 
-Summaries are not written yet (tensorweave has no summary writer):
-StepCounterHook only logs its rate, and SummarySaverHook and ProfilerHook do
-not exist.
+Hooks that write summaries (SummarySaverHook, StepCounterHook, and the graph
+CheckpointSaverHook adds) share one tf.summary.FileWriter per directory
+through FileWriterCache, as TensorFlow's do.
 """
 
 import logging
@@ -30,7 +30,9 @@ import time
 import numpy as np
 
 from tensorweave.framework import errors, ops
-from tensorweave.train import training_util
+from tensorweave.proto import event_pb2, summary_pb2
+from tensorweave.summary.writer import FileWriterCache
+from tensorweave.train import meta_graph, training_util
 from tensorweave.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "SecondOrStepTimer",
     "StepCounterHook",
     "StopAtStepHook",
+    "SummarySaverHook",
 ]
 
 _log = logging.getLogger("tensorweave")
@@ -233,6 +236,7 @@ class CheckpointSaverHook(SessionRunHook):
         self._steps_per_run = steps_per_run
 
     def begin(self):
+        self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = _global_step_read("CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
@@ -240,8 +244,12 @@ class CheckpointSaverHook(SessionRunHook):
     def after_create_session(self, session, coord):
         global_step = int(session.run(self._global_step_tensor))
         if self._save_graph_def:
-            training_util.write_graph(
-                ops.get_default_graph().as_graph_def(), self._checkpoint_dir, "graph.pbtxt"
+            graph = ops.get_default_graph()
+            training_util.write_graph(graph.as_graph_def(), self._checkpoint_dir, "graph.pbtxt")
+            # TensorBoard's graph tab reads the graph from the event file.
+            self._summary_writer.add_graph(graph)
+            self._summary_writer.add_meta_graph(
+                meta_graph.create_meta_graph_def(graph, saver=self._get_saver())
             )
         self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
@@ -271,6 +279,12 @@ class CheckpointSaverHook(SessionRunHook):
         _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(
             session, self._save_path, global_step=step, write_meta_graph=self._save_graph_def
+        )
+        self._summary_writer.add_session_log(
+            event_pb2.SessionLog(
+                status=event_pb2.SessionLog.CHECKPOINT, checkpoint_path=self._save_path
+            ),
+            step,
         )
         should_stop = False
         for listener in self._listeners:
@@ -312,9 +326,8 @@ class StepCounterHook(SessionRunHook):
         if (every_n_steps is None) == (every_n_secs is None):
             raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
-        # TensorFlow also writes the rate as a summary to summary_writer or
-        # output_dir; tensorweave has no summaries yet, so both are kept for
-        # the signature's sake and the rate is only logged.
+        # The rate also goes, as the summary "<global step>/sec", to
+        # summary_writer or else to output_dir's cached writer.
         self._summary_writer = summary_writer
         self._output_dir = output_dir
         self._last_global_step = None
@@ -325,14 +338,21 @@ class StepCounterHook(SessionRunHook):
         self._steps_per_run = steps_per_run
 
     def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_read("StepCounterHook")
         self._summary_tag = training_util.get_global_step().op.name + "/sec"
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
 
-    def _log_rate(self, elapsed_steps, elapsed_time):
+    def _log_rate(self, elapsed_steps, elapsed_time, global_step):
         steps_per_sec = elapsed_steps / elapsed_time
+        if self._summary_writer is not None:
+            summary = summary_pb2.Summary(
+                value=[summary_pb2.Summary.Value(tag=self._summary_tag, simple_value=steps_per_sec)]
+            )
+            self._summary_writer.add_summary(summary, global_step)
         _log.info("%s: %g", self._summary_tag, steps_per_sec)
 
     def after_run(self, run_context, run_values):
@@ -343,7 +363,7 @@ class StepCounterHook(SessionRunHook):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
                 # (No rate for the first trigger, nor over a clock that did not move.)
                 if elapsed_time:
-                    self._log_rate(elapsed_steps, elapsed_time)
+                    self._log_rate(elapsed_steps, elapsed_time, global_step)
         if stale_global_step == self._last_global_step and self._warnings_left > 0:
             self._warnings_left -= 1
             _log.warning(
@@ -355,6 +375,77 @@ class StepCounterHook(SessionRunHook):
                 self._last_global_step,
             )
         self._last_global_step = stale_global_step
+
+
+class SummarySaverHook(SessionRunHook):
+    """Runs the summary op every save_steps steps or save_secs seconds (and
+    on the first run) and writes what it returns at the global step, to
+    summary_writer or else to output_dir's cached FileWriter. The summary op
+    is `summary_op` (one op or a list) or, exactly one of the two, the
+    scaffold's; the first run also writes a SessionLog START."""
+
+    def __init__(
+        self,
+        save_steps=None,
+        save_secs=None,
+        output_dir=None,
+        summary_writer=None,
+        scaffold=None,
+        summary_op=None,
+    ):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._next_step = None  # None until the first run
+        self._global_step_tensor = training_util._get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use SummarySaverHook.")
+
+    def _summary_ops(self):
+        summary_op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
+        if summary_op is None:
+            return None
+        return summary_op if isinstance(summary_op, list) else [summary_op]
+
+    def before_run(self, run_context):
+        self._request_summary = self._next_step is None or self._timer.should_trigger_for_step(
+            self._next_step
+        )
+        requests = {"global_step": self._global_step_tensor}
+        summary_ops = self._summary_ops() if self._request_summary else None
+        if summary_ops is not None:
+            requests["summary"] = summary_ops
+        return SessionRunArgs(requests)
+
+    def after_run(self, run_context, run_values):
+        if not self._summary_writer:
+            return
+        # The fetched step may predate this run's increment: read it again
+        # when it is written (the first run and runs that write summaries).
+        global_step = int(run_values.results["global_step"]) + 1
+        if self._next_step is None or self._request_summary:
+            global_step = int(run_context.session.run(self._global_step_tensor))
+        if self._next_step is None:
+            self._summary_writer.add_session_log(
+                event_pb2.SessionLog(status=event_pb2.SessionLog.START), global_step
+            )
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            for summary in run_values.results.get("summary", ()):
+                self._summary_writer.add_summary(summary, global_step)
+        self._next_step = global_step + 1
+
+    def end(self, session=None):
+        if self._summary_writer:
+            self._summary_writer.flush()
 
 
 class LoggingTensorHook(SessionRunHook):

@@ -36,6 +36,7 @@ import time
 from tensorweave.framework import errors, ops
 from tensorweave.ops import control_flow_ops, variables
 from tensorweave.proto import config_pb2
+from tensorweave.summary import summary_ops
 from tensorweave.train import basic_session_run_hooks, session_manager
 from tensorweave.train import saver as saver_lib
 from tensorweave.train.coordinator import Coordinator
@@ -134,9 +135,9 @@ class Scaffold:
                 "local_init_op", ops.GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op
             )
         if self._summary_op is None:
-            # No summary ops exist yet: only one put in the collection is used.
+            # Every summary of the graph, merged once (None when there is none).
             self._summary_op = Scaffold.get_or_default(
-                "summary_op", ops.GraphKeys.SUMMARY_OP, lambda: None
+                "summary_op", ops.GraphKeys.SUMMARY_OP, summary_ops.merge_all
             )
         if self._saver is None:
             self._saver = _get_saver_or_default()
@@ -323,14 +324,22 @@ def MonitoredTrainingSession(
     model and, with a checkpoint_dir, saves it every 600 s by default
     (save_checkpoint_secs / save_checkpoint_steps) and logs global steps/sec
     every log_step_count_steps; a non-chief waits, at most max_wait_secs, for
-    the chief and runs only `hooks`. Summaries are not written yet
-    (save_summaries_* are accepted and unused)."""
+    the chief and runs only `hooks`. With a summary_dir (default:
+    checkpoint_dir) the chief also writes the scaffold's summaries every
+    save_summaries_steps steps (100 by default) or save_summaries_secs
+    seconds."""
     if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
         save_checkpoint_steps, save_checkpoint_secs = None, 600
     elif save_checkpoint_secs is USE_DEFAULT:
         save_checkpoint_secs = None
     elif save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_steps = None
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    elif save_summaries_secs is USE_DEFAULT:
+        save_summaries_secs = None
+    elif save_summaries_steps is USE_DEFAULT:
+        save_summaries_steps = None
     scaffold = scaffold or Scaffold()
     if not is_chief:
         creator = WorkerSessionCreator(
@@ -350,6 +359,18 @@ def MonitoredTrainingSession(
         all_hooks.append(
             basic_session_run_hooks.StepCounterHook(
                 output_dir=summary_dir, every_n_steps=log_step_count_steps
+            )
+        )
+    if summary_dir and (
+        (save_summaries_steps and save_summaries_steps > 0)
+        or (save_summaries_secs and save_summaries_secs > 0)
+    ):
+        all_hooks.append(
+            basic_session_run_hooks.SummarySaverHook(
+                scaffold=scaffold,
+                save_steps=save_summaries_steps,
+                save_secs=save_summaries_secs,
+                output_dir=summary_dir,
             )
         )
     if checkpoint_dir and (

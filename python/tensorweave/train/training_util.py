@@ -8,7 +8,7 @@ import os
 from google.protobuf import text_format
 
 from tensorweave.framework import dtypes, ops
-from tensorweave.ops import array_ops, init_ops, variable_scope, variables
+from tensorweave.ops import array_ops, init_ops, state_ops, variable_scope, variables
 from tensorweave.train import checkpoint_management
 
 __all__ = [
@@ -115,6 +115,26 @@ def _get_or_create_global_step_read(graph=None):
         read = array_ops.identity(value, name="read_for_hooks")
     graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return read
+
+
+def _increment_global_step(increment, graph=None):
+    """Adds `increment` to the global step after the hooks' copy of it is
+    read, so that copy is always the value from before the run (TensorFlow's
+    private helper of the same name, used by Estimator-style loops)."""
+    graph = graph or ops.get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        raise ValueError(
+            "Global step tensor should be created by tf.train.get_or_create_global_step "
+            "before calling increment."
+        )
+    read = _get_or_create_global_step_read(graph)
+    with (
+        graph.as_default(),
+        ops.name_scope(step.op.name + "/"),
+        ops.control_dependencies([read]),
+    ):
+        return state_ops.assign_add(step, increment)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
