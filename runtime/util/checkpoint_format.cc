@@ -456,6 +456,8 @@ Status CheckpointReader::Lookup(const std::string& name, const EntryInfo** info)
 }
 
 Status CheckpointReader::Read(const std::string& name, DataType expected_dtype, Tensor* out) const {
+  // A V2 bundle reports TensorFlow's errors.
+  if (bundle_ != nullptr) return bundle_->Read(name, expected_dtype, out);
   const EntryInfo* info = nullptr;
   TW_RETURN_IF_ERROR(Lookup(name, &info));
   if (expected_dtype != DT_INVALID && expected_dtype != info->dtype) {
@@ -463,7 +465,6 @@ Status CheckpointReader::Read(const std::string& name, DataType expected_dtype, 
                                    DataTypeString(info->dtype), ", but ",
                                    DataTypeString(expected_dtype), " was requested");
   }
-  if (bundle_ != nullptr) return bundle_->Read(name, expected_dtype, out);
   try {
     return DecodeEntry(name, *info, out);
   } catch (const std::bad_alloc&) {
