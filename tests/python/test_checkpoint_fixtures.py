@@ -1,7 +1,8 @@
 """Checkpoints from elsewhere, read without TensorFlow: one TensorFlow 2.21
 wrote (tests/fixtures/tf_checkpoint, by record_checkpoint.py) and one in
 tensorweave's older `.twckpt` format (tests/fixtures/tw_legacy_checkpoint, by
-record_legacy_checkpoint.py). Both restore exactly through the Saver, the
+record_legacy_checkpoint.py), and one of variables TensorFlow saved in
+partitions (tests/fixtures/tf_checkpoint_partitioned). All restore exactly through the Saver, the
 checkpoint readers and init_from_checkpoint; and the Saver, given the same
 variables, writes files byte for byte identical to TensorFlow's."""
 
@@ -17,7 +18,7 @@ FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 if str(FIXTURES) not in sys.path:
     sys.path.insert(0, str(FIXTURES))
 
-from checkpoint_values import checkpoint_values, same_value
+from checkpoint_values import checkpoint_values, partitioned_values, same_value
 
 SOURCES = ["tf_checkpoint", "tw_legacy_checkpoint"]
 
@@ -89,3 +90,21 @@ def test_saver_writes_the_same_bytes_as_tensorflow(tmp_path):
         ours = pathlib.Path(prefix + suffix).read_bytes()
         theirs = (FIXTURES / "tf_checkpoint" / ("model-3" + suffix)).read_bytes()
         assert ours == theirs, suffix
+
+
+def test_partitioned_variables_restore_whole(tmp_path):
+    prefix = str(FIXTURES / "tf_checkpoint_partitioned" / "partitioned-1")
+    values = {name: value for name, (value, _, _) in partitioned_values().items()}
+    reader = tf.train.NewCheckpointReader(prefix)
+    assert reader.get_variable_to_shape_map() == {n: list(v.shape) for n, v in values.items()}
+    for name, value in values.items():
+        assert same_value(reader.get_tensor(name), value), name
+    variables = {
+        name: tf.Variable(np.zeros_like(value), name=name) for name, value in values.items()
+    }
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().restore(sess, prefix)
+        restored = sess.run(variables)
+    for name, value in values.items():
+        assert same_value(restored[name], value), name
