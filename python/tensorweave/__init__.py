@@ -104,6 +104,7 @@ _API_NAMESPACES = (
     "image",
     "metrics",
     "bitwise",
+    "saved_model",
 )
 for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")
