@@ -55,7 +55,7 @@ def regression_signature_def(examples, predictions):
     if examples is None:
         raise ValueError("Regression `examples` cannot be None.")
     if not isinstance(examples, ops.Tensor):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004 (TensorFlow's error type)
             "Expected regression `examples` to be of type Tensor. "
             f"Found `examples` of type {type(examples)}."
         )
@@ -87,7 +87,7 @@ def classification_signature_def(examples, classes, scores):
     if examples is None:
         raise ValueError("Classification `examples` cannot be None.")
     if not isinstance(examples, ops.Tensor):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004 (TensorFlow's error type)
             "Classification `examples` must be a string Tensor. "
             f"Found `examples` of type {type(examples)}."
         )
