@@ -181,7 +181,7 @@ class SavedModelBuilder:
         signature_def_map = signature_def_map or {}
         self._validate_signature_def_map(signature_def_map)
         self._add_assets(assets_collection)
-        self._add_main_op(main_op or legacy_init_op)
+        self._add_main_op(main_op if main_op is not None else legacy_init_op)
         os.makedirs(os.path.join(self._export_dir, constants.VARIABLES_DIRECTORY), exist_ok=True)
         saver = self._default_saver(saver)
         saver.save(

@@ -129,7 +129,7 @@ def _init_op(graph, meta_graph_def, import_scope):
     return None
 
 
-@tf_export("saved_model.load", "saved_model.loader.load")
+@tf_export("saved_model.load")
 def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     """Loads the meta graph of `export_dir` tagged `tags` into `sess`
     (graph, variables, init op) and returns its MetaGraphDef. With

@@ -127,37 +127,18 @@ def _strip_default_attrs(graph_def, op_defs):
                 del node.attr[attr_def.name]
 
 
-def create_meta_graph_def(
-    graph,
-    saver=None,
-    clear_devices=False,
-    collection_list=None,
-    strip_default_attrs=False,
-    saver_def=None,
-):
-    """A MetaGraphDef holding `graph`'s GraphDef, the SaverDef of `saver`
-    (or `saver_def`), the graph's collections (those in `collection_list`
-    when given) and the OpDefs of the ops it uses."""
-    from tensorweave import __version__
-
+def create_meta_graph_def(graph, saver=None, clear_devices=False, saver_def=None):
+    """A MetaGraphDef holding `graph`'s GraphDef and the SaverDef of `saver`
+    (or `saver_def`): what a Saver's `.meta` file holds."""
     meta_graph_def = meta_graph_pb2.MetaGraphDef()
     meta_graph_def.graph_def.CopyFrom(graph.as_graph_def())
     if clear_devices:
         for node in meta_graph_def.graph_def.node:
             node.device = ""
-    op_defs = _registered_op_defs()
-    used = sorted({node.op for node in meta_graph_def.graph_def.node})
-    meta_info = meta_graph_def.meta_info_def
-    meta_info.stripped_op_list.op.extend(op_defs[name] for name in used if name in op_defs)
-    meta_info.tensorflow_version = f"tensorweave {__version__}"
-    if strip_default_attrs:
-        _strip_default_attrs(meta_graph_def.graph_def, op_defs)
-        meta_info.stripped_default_attrs = True
     if saver_def is None and saver is not None:
         saver_def = saver.as_saver_def()
     if saver_def is not None:
         meta_graph_def.saver_def.CopyFrom(saver_def)
-    _add_collections(meta_graph_def, graph, collection_list)
     return meta_graph_def
 
 
@@ -172,11 +153,22 @@ def export_meta_graph(
     **unused,
 ):
     """Returns the MetaGraphDef of `graph` (default: the default graph) and
-    `saver`, and writes it to `filename` when one is given."""
+    `saver` as TensorFlow's export_meta_graph makes it (with the OpDefs of
+    the ops it uses and the collections, those in `collection_list` when
+    given), and writes it to `filename` when one is given."""
+    from tensorweave import __version__
+
     graph = graph or ops.get_default_graph()
-    meta_graph_def = create_meta_graph_def(
-        graph, saver, clear_devices, collection_list, strip_default_attrs, saver_def
-    )
+    meta_graph_def = create_meta_graph_def(graph, saver, clear_devices, saver_def)
+    op_defs = _registered_op_defs()
+    used = sorted({node.op for node in meta_graph_def.graph_def.node})
+    meta_info = meta_graph_def.meta_info_def
+    meta_info.stripped_op_list.op.extend(op_defs[name] for name in used if name in op_defs)
+    meta_info.tensorflow_version = f"tensorweave {__version__}"
+    if strip_default_attrs:
+        _strip_default_attrs(meta_graph_def.graph_def, op_defs)
+        meta_info.stripped_default_attrs = True
+    _add_collections(meta_graph_def, graph, collection_list)
     if filename:
         checkpoint_management.atomic_write(os.fspath(filename), meta_graph_def.SerializeToString())
     return meta_graph_def
