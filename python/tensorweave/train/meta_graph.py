@@ -164,7 +164,10 @@ def export_meta_graph(
     used = sorted({node.op for node in meta_graph_def.graph_def.node})
     meta_info = meta_graph_def.meta_info_def
     meta_info.stripped_op_list.op.extend(op_defs[name] for name in used if name in op_defs)
-    meta_info.tensorflow_version = f"tensorweave {__version__}"
+    # TensorFlow parses tensorflow_version as a version number when it
+    # imports (to tell pre-1.9 files); ours would not parse, so it stays
+    # empty and the writer is named in the git version field instead.
+    meta_info.tensorflow_git_version = f"tensorweave {__version__}"
     if strip_default_attrs:
         _strip_default_attrs(meta_graph_def.graph_def, op_defs)
         meta_info.stripped_default_attrs = True
