@@ -9,10 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <new>
-#include <random>
 #include <set>
+
+#include "runtime/util/checkpoint_files.h"
+#include "runtime/util/tensor_bundle.h"
 
 namespace tensorweave {
 namespace {
@@ -73,95 +74,29 @@ uint64_t EntryDataLength(const Tensor& tensor) {
 
 // --- Writing ----------------------------------------------------------------
 
-std::mutex hook_mu;
-CheckpointWriteHook* write_hook = nullptr;  // guarded by hook_mu
+using checkpoint_files::ErrnoStatus;
+using checkpoint_files::TempFile;
 
-Status ErrnoStatus(const std::string& what, const std::string& path, int error) {
-  const std::string message = StrCat(what, " ", path, ": ", std::strerror(error));
-  switch (error) {
-    case ENOENT:
-    case ENOTDIR:
-      return errors::NotFound(message);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return errors::PermissionDenied(message);
-    case ENOSPC:
-    case EDQUOT:
-      return errors::ResourceExhausted(message);
-    default:
-      return errors::Unknown(message);
-  }
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-// Appends to a fresh file through a buffer, computing the CRC of
-// everything written; each write(2) first consults the test hook.
+// Appends to a temporary file, computing the CRC of everything written.
 class ChecksummedFile {
  public:
-  ChecksummedFile(int fd, std::string path, CheckpointWriteHook hook)
-      : fd_(fd), path_(std::move(path)), hook_(std::move(hook)) {
-    buffer_.reserve(kBufferSize);
-  }
+  explicit ChecksummedFile(TempFile* file) : file_(file) {}
 
   Status Append(const char* data, size_t length) {
     crc_ = Crc32cExtend(crc_, data, length);
-    size_ += length;
-    if (buffer_.size() + length <= kBufferSize) {
-      buffer_.append(data, length);
-      return Status::OK();
-    }
-    TW_RETURN_IF_ERROR(Flush());
-    if (length >= kBufferSize) return WriteAll(data, length);  // large tensors skip the copy
-    buffer_.append(data, length);
-    return Status::OK();
+    return file_->Append(data, length);
   }
   Status Append(const std::string& bytes) { return Append(bytes.data(), bytes.size()); }
   Status PadTo(uint64_t offset) {
     static const char kZeros[kDataAlignment] = {};
-    return Append(kZeros, offset - size_);
+    return Append(kZeros, offset - size());
   }
 
-  Status Flush() {
-    Status status = WriteAll(buffer_.data(), buffer_.size());
-    buffer_.clear();
-    return status;
-  }
-
-  uint64_t size() const { return size_; }
+  uint64_t size() const { return file_->size(); }
   uint32_t crc() const { return crc_; }
 
  private:
-  static constexpr size_t kBufferSize = 1 << 20;
-
-  Status WriteAll(const char* data, size_t length) {
-    while (length > 0) {
-      if (hook_) TW_RETURN_IF_ERROR(hook_(written_, path_));
-      // Modest chunks so a test hook sees the write in progress.
-      const ssize_t n = ::write(fd_, data, std::min<size_t>(length, kBufferSize));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoStatus("Cannot write checkpoint file", path_, errno);
-      }
-      data += n;
-      length -= n;
-      written_ += n;
-    }
-    return Status::OK();
-  }
-
-  int fd_;
-  std::string path_;
-  CheckpointWriteHook hook_;
-  std::string buffer_;
-  uint64_t size_ = 0;     // bytes appended
-  uint64_t written_ = 0;  // bytes handed to write(2)
+  TempFile* file_;
   uint32_t crc_ = 0;
 };
 
@@ -269,35 +204,9 @@ Status WriteContents(ChecksummedFile* file, const std::vector<CheckpointEntry>& 
   PutU32(&footer, file->crc());
   footer.append(kFooterMagic, sizeof(kFooterMagic));
   TW_RETURN_IF_ERROR(file->Append(footer));
-  TW_RETURN_IF_ERROR(file->Flush());
   if (file->size() != file_length) {
     return errors::Internal("Checkpoint writer produced ", file->size(), " bytes, planned ",
                             file_length);
-  }
-  return Status::OK();
-}
-
-std::string RandomSuffix() {
-  static std::mutex mu;
-  static std::mt19937_64* engine = new std::mt19937_64(std::random_device{}());
-  std::lock_guard<std::mutex> lock(mu);
-  static const char kHex[] = "0123456789abcdef";
-  uint64_t bits = (*engine)();
-  std::string suffix;
-  for (int i = 0; i < 16; ++i, bits >>= 4) suffix.push_back(kHex[bits & 15]);
-  return suffix;
-}
-
-Status SyncDirectory(const std::string& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("Cannot open directory", directory, errno);
-  const int result = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  // Some file systems cannot sync a directory; the rename is then as
-  // durable as that file system makes it, which is all we can ask.
-  if (result != 0 && error != EINVAL && error != ENOTSUP) {
-    return ErrnoStatus("Cannot sync directory", directory, error);
   }
   return Status::OK();
 }
@@ -314,39 +223,16 @@ std::string CheckpointFileToRead(const std::string& prefix_or_path) {
   return is_file ? prefix_or_path : CheckpointFilePath(prefix_or_path);
 }
 
-void SetCheckpointWriteHookForTesting(CheckpointWriteHook hook) {
-  std::lock_guard<std::mutex> lock(hook_mu);
-  delete write_hook;
-  write_hook = hook ? new CheckpointWriteHook(std::move(hook)) : nullptr;
-}
-
 Status WriteCheckpointFile(const std::string& path, const std::vector<CheckpointEntry>& entries) {
   TW_RETURN_IF_ERROR(ValidateEntries(entries));
-  CheckpointWriteHook hook;
-  {
-    std::lock_guard<std::mutex> lock(hook_mu);
-    if (write_hook != nullptr) hook = *write_hook;
-  }
-  const std::string temp = StrCat(path, ".tmp-", RandomSuffix());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("Cannot create checkpoint file", temp, errno);
-  ChecksummedFile file(fd, temp, hook);
-  Status status = WriteContents(&file, entries);
-  // The data must be on disk before the rename makes it the checkpoint:
-  // otherwise a crash could leave the new name pointing at missing blocks.
-  if (status.ok() && ::fsync(fd) != 0)
-    status = ErrnoStatus("Cannot sync checkpoint file", temp, errno);
-  if (::close(fd) != 0 && status.ok())
-    status = ErrnoStatus("Cannot close checkpoint file", temp, errno);
-  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
-    status = ErrnoStatus("Cannot rename checkpoint file to", path, errno);
-  }
-  if (!status.ok()) {
-    ::unlink(temp.c_str());
-    return status;
-  }
+  std::unique_ptr<TempFile> temp;
+  TW_RETURN_IF_ERROR(TempFile::Create(path, &temp));
+  ChecksummedFile file(temp.get());
+  TW_RETURN_IF_ERROR(WriteContents(&file, entries));
+  TW_RETURN_IF_ERROR(temp->Close());
+  TW_RETURN_IF_ERROR(temp->RenameToFinal());
   // Makes the rename itself durable.
-  return SyncDirectory(DirectoryOf(path));
+  return checkpoint_files::SyncDirectory(checkpoint_files::DirectoryOf(path));
 }
 
 // --- Reading ----------------------------------------------------------------
@@ -383,7 +269,25 @@ Status CheckpointReader::Open(const std::string& path, std::unique_ptr<Checkpoin
 
 Status CheckpointReader::OpenCheckpoint(const std::string& prefix_or_path, Verify verify,
                                         std::unique_ptr<CheckpointReader>* reader) {
-  return Open(CheckpointFileToRead(prefix_or_path), reader, verify);
+  const std::string file = CheckpointFileToRead(prefix_or_path);
+  if (file == prefix_or_path || !BundleExists(prefix_or_path)) {
+    Status opened = Open(file, reader, verify);
+    if (errors::IsNotFound(opened) && file != prefix_or_path) {
+      return errors::NotFound("Checkpoint ", prefix_or_path, " not found: neither ",
+                              BundleIndexPath(prefix_or_path), " nor ", file, " exists");
+    }
+    return opened;
+  }
+  std::unique_ptr<CheckpointReader> result(new CheckpointReader());
+  result->path_ = prefix_or_path;
+  TW_RETURN_IF_ERROR(BundleReader::Open(prefix_or_path, &result->bundle_));
+  for (const auto& [name, entry] : result->bundle_->entries()) {
+    EntryInfo& info = result->entries_[name];
+    info.dtype = entry.dtype;
+    info.shape = entry.shape;
+  }
+  *reader = std::move(result);
+  return Status::OK();
 }
 
 Status CheckpointReader::ReadAt(uint64_t offset, uint64_t length, char* out) const {
@@ -552,6 +456,8 @@ Status CheckpointReader::Lookup(const std::string& name, const EntryInfo** info)
 }
 
 Status CheckpointReader::Read(const std::string& name, DataType expected_dtype, Tensor* out) const {
+  // A V2 bundle reports TensorFlow's errors.
+  if (bundle_ != nullptr) return bundle_->Read(name, expected_dtype, out);
   const EntryInfo* info = nullptr;
   TW_RETURN_IF_ERROR(Lookup(name, &info));
   if (expected_dtype != DT_INVALID && expected_dtype != info->dtype) {

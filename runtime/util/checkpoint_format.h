@@ -1,6 +1,8 @@
-// The tensorweave checkpoint file: named tensors in one self-checking file.
-// docs/checkpoint_format.md describes the bytes; this header is the C++
-// contract.
+// The tensorweave checkpoint file: named tensors in one self-checking file,
+// what tensorweave wrote before it wrote TensorFlow's V2 format
+// (tensor_bundle.h, now the default). docs/checkpoint_format.md describes
+// both; this header is the C++ contract of the older one, and
+// CheckpointReader::OpenCheckpoint reads either.
 //
 //   // Saving (atomic: the previous file under `path` survives any crash).
 //   std::vector<CheckpointEntry> entries = {{"w", w}, {"b", b}};
@@ -32,6 +34,8 @@
 #include "runtime/framework/tensor.h"
 
 namespace tensorweave {
+
+class BundleReader;
 
 // The file a checkpoint prefix ("ckpt/model-100") is stored in.
 constexpr const char kCheckpointFileSuffix[] = ".twckpt";
@@ -103,10 +107,14 @@ class CheckpointReader {
 
   static Status Open(const std::string& path, std::unique_ptr<CheckpointReader>* reader,
                      Verify verify = Verify::kWholeFile);
-  // Opens the checkpoint saved under `prefix_or_path`: the prefix a save was
-  // given ("ckpt/model-100") or its file's path (see CheckpointFileToRead).
+  // Opens the checkpoint saved under `prefix_or_path` in either format: a
+  // TensorFlow V2 bundle when "<prefix>.index" exists, else the file
+  // "<prefix>.twckpt" (or that file's own path, see CheckpointFileToRead).
   // The entry point for callers that should not know how a checkpoint is
-  // laid out on disk (the C API); a second file format is recognized here.
+  // laid out on disk (the C API, RestoreV2). Neither existing is NOT_FOUND
+  // naming both. A bundle's index is always checked whole and each Read
+  // checks its entry, whatever `verify` says; EntryInfo's offset, length and
+  // crc are then zero.
   static Status OpenCheckpoint(const std::string& prefix_or_path, Verify verify,
                                std::unique_ptr<CheckpointReader>* reader);
   ~CheckpointReader();
@@ -132,6 +140,7 @@ class CheckpointReader {
   std::string path_;
   int fd_ = -1;
   std::map<std::string, EntryInfo> entries_;
+  std::unique_ptr<BundleReader> bundle_;  // set when reading a V2 bundle
 };
 
 }  // namespace tensorweave

@@ -3,6 +3,7 @@ graphs, step naming, max_to_keep, the state file, errors that name the path or
 the variable and leave every variable unchanged, and a save killed mid-way."""
 
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -65,7 +66,10 @@ def test_save_restore_round_trip_every_dtype(tmp_path):
         sess.run(tf.global_variables_initializer())
         saved = values_of(sess, variables)
         assert saver.save(sess, prefix) == prefix
-        assert os.path.isfile(prefix + ".twckpt")
+        # TensorFlow's V2 format, one data shard.
+        assert os.path.isfile(prefix + ".index")
+        assert os.path.isfile(prefix + ".data-00000-of-00001")
+        assert not os.path.exists(prefix + ".twckpt")
         assert os.path.isfile(prefix + ".meta")
         scramble(sess, variables)
         saver.restore(sess, prefix)
@@ -213,10 +217,12 @@ def test_max_to_keep_deletes_old_checkpoints_and_state_file_lists_the_rest(tmp_p
     files = sorted(os.listdir(tmp_path))
     assert files == [
         "checkpoint",
+        "model-3.data-00000-of-00001",
+        "model-3.index",
         "model-3.meta",
-        "model-3.twckpt",
+        "model-4.data-00000-of-00001",
+        "model-4.index",
         "model-4.meta",
-        "model-4.twckpt",
     ]
     assert saver.last_checkpoints == [base + "-3", base + "-4"]
     state = tf.train.get_checkpoint_state(str(tmp_path))
@@ -237,7 +243,9 @@ def test_max_to_keep_none_keeps_everything(tmp_path):
         sess.run(tf.global_variables_initializer())
         for step in range(4):
             saver.save(sess, str(tmp_path / "m"), global_step=step, write_meta_graph=False)
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint"] + [f"m-{i}.twckpt" for i in range(4)]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint"] + [
+        f"m-{i}.{suffix}" for i in range(4) for suffix in ("data-00000-of-00001", "index")
+    ]
 
 
 def test_keep_checkpoint_every_n_hours_preserves_old_checkpoints(tmp_path, monkeypatch):
@@ -250,9 +258,10 @@ def test_keep_checkpoint_every_n_hours_preserves_old_checkpoints(tmp_path, monke
         for step in range(6):
             clock[0] += 1800.0  # half an hour between saves
             saver.save(sess, str(tmp_path / "m"), global_step=step, write_meta_graph=False)
-    kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".twckpt"))
+    kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
     # The first save after each hour boundary is preserved; the newest is kept.
-    assert kept == ["m-2.twckpt", "m-4.twckpt", "m-5.twckpt"]
+    assert kept == ["m-2.index", "m-4.index", "m-5.index"]
+    assert len([f for f in os.listdir(tmp_path) if ".data-" in f]) == 3
 
 
 def test_relative_paths_survive_moving_the_directory(tmp_path, monkeypatch):
@@ -322,25 +331,27 @@ def saved_and_scrambled(tmp_path):
 def test_missing_checkpoint_is_not_found_naming_the_path(saved_and_scrambled, tmp_path):
     sess, saver, _, variables, before = saved_and_scrambled
     missing = str(tmp_path / "nothing-here")
-    with pytest.raises(tf.errors.NotFoundError, match="nothing-here.twckpt"):
+    with pytest.raises(tf.errors.NotFoundError, match="nothing-here.index"):
         saver.restore(sess, missing)
     assert_same(values_of(sess, variables), before)
     with pytest.raises(ValueError, match="None"):
         saver.restore(sess, None)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip_data", "flip_header", "empty"])
+@pytest.mark.parametrize(
+    "damage", ["truncate_data", "flip_data", "flip_index", "truncate_index", "empty_index"]
+)
 def test_damaged_checkpoint_is_data_loss_and_changes_nothing(saved_and_scrambled, damage):
     sess, saver, prefix, variables, before = saved_and_scrambled
-    path = prefix + ".twckpt"
+    path = prefix + (".data-00000-of-00001" if damage.endswith("data") else ".index")
     with open(path, "rb") as f:
         data = bytearray(f.read())
-    if damage == "truncate":
+    if damage.startswith("truncate"):
         data = data[: len(data) * 2 // 3]
     elif damage == "flip_data":
-        data[-20] ^= 0x40  # inside the last entry's bytes
-    elif damage == "flip_header":
-        data[12] ^= 0x01
+        data[-3] ^= 0x40  # inside the last entry's bytes
+    elif damage == "flip_index":
+        data[12] ^= 0x01  # inside the first block
     else:
         data = b""
     with open(path, "wb") as f:
@@ -348,7 +359,7 @@ def test_damaged_checkpoint_is_data_loss_and_changes_nothing(saved_and_scrambled
     with pytest.raises(tf.errors.DataLossError) as info:
         saver.restore(sess, prefix)
     assert path in info.value.message
-    if damage == "truncate":
+    if damage == "truncate_data":
         assert "truncated" in info.value.message
     assert_same(values_of(sess, variables), before)
 
@@ -418,8 +429,8 @@ def test_save_killed_midway_leaves_the_last_good_checkpoint(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         saver.save(sess, prefix, write_meta_graph=False)
-    with open(prefix + ".twckpt", "rb") as f:
-        good = f.read()
+    files = (prefix + ".index", prefix + ".data-00000-of-00001")
+    good = [pathlib.Path(f).read_bytes() for f in files]
 
     # The child saves new values over the same prefix; it is killed as soon
     # as its temporary file appears.
@@ -437,8 +448,7 @@ def test_save_killed_midway_leaves_the_last_good_checkpoint(tmp_path):
     assert temporary is not None, f"no save in progress was seen; child said: {stderr[-2000:]}"
     assert os.path.exists(tmp_path / temporary), "killed after the rename"
 
-    with open(prefix + ".twckpt", "rb") as f:
-        assert f.read() == good
+    assert [pathlib.Path(f).read_bytes() for f in files] == good
     assert tf.train.latest_checkpoint(str(tmp_path)) == prefix
     with tf.Session() as sess:
         saver.restore(sess, prefix)
@@ -476,9 +486,9 @@ def test_recover_last_checkpoints_lets_a_new_saver_prune_old_ones(tmp_path):
         second.recover_last_checkpoints(state.all_model_checkpoint_paths + [base + "-99"])
         assert second.last_checkpoints == [base + "-0", base + "-1", base + "-2"]
         second.save(sess, base, global_step=3, write_meta_graph=False)
-    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".twckpt")) == [
-        "model-2.twckpt",
-        "model-3.twckpt",
+    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".index")) == [
+        "model-2.index",
+        "model-3.index",
     ]
     assert tf.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths == [
         base + "-2",

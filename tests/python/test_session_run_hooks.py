@@ -111,7 +111,7 @@ def test_checkpoint_saver_hook_by_steps(tmp_path):
         while not sess.should_stop():
             sess.run(train_op)
     assert checkpoint_steps(str(tmp_path)) == [0, 4, 8, 10]
-    assert os.path.exists(tmp_path / "m-8.twckpt") and os.path.exists(tmp_path / "m-8.meta")
+    assert os.path.exists(tmp_path / "m-8.index") and os.path.exists(tmp_path / "m-8.meta")
     assert (tmp_path / "graph.pbtxt").read_text().startswith("node {")
 
 

@@ -1,6 +1,7 @@
-// Tests of the checkpoint file format (runtime/util/checkpoint_format.h)
-// and the SaveV2 / RestoreV2 kernels: CRC-32C values, round trips of every
-// dtype, the error for each kind of bad file, corruption fuzzing (every
+// Tests of tensorweave's own checkpoint file format
+// (runtime/util/checkpoint_format.h; the kernels and the V2 format are tested
+// in save_restore_kernels_test.cc and tensor_bundle_test.cc): CRC-32C values,
+// round trips of every dtype, the error for each kind of bad file, corruption fuzzing (every
 // truncation, flipped bytes in every region) and atomic replacement when a
 // save fails or its process dies mid-write.
 #include <dirent.h>
@@ -19,114 +20,12 @@
 #include <thread>
 
 #include "runtime/util/checkpoint_format.h"
+#include "tests/runtime/checkpoint_test_util.h"
 #include "tests/runtime/kernel_test_util.h"
 
 namespace tensorweave {
 namespace test {
 namespace {
-
-// --- Helpers ------------------------------------------------------------------
-
-std::vector<std::string> ListDir(const std::string& dir);
-
-// Directories made by MakeTempDir, removed (with their files) after the
-// last test.
-std::vector<std::string>* temp_dirs = new std::vector<std::string>();
-
-void RemoveTree(const std::string& path) {
-  struct stat info;
-  if (lstat(path.c_str(), &info) != 0) return;
-  if (S_ISDIR(info.st_mode)) {
-    for (const std::string& name : ListDir(path)) RemoveTree(path + "/" + name);
-    rmdir(path.c_str());
-  } else {
-    unlink(path.c_str());
-  }
-}
-
-class RemoveTempDirs : public ::testing::Environment {
- public:
-  void TearDown() override {
-    for (const std::string& dir : *temp_dirs) RemoveTree(dir);
-  }
-};
-::testing::Environment* const remove_temp_dirs =
-    ::testing::AddGlobalTestEnvironment(new RemoveTempDirs());
-
-// A fresh directory per test, so tests never see each other's files.
-std::string MakeTempDir() {
-  std::string pattern = ::testing::TempDir();
-  if (pattern.empty() || pattern.back() != '/') pattern += '/';
-  pattern += "tw_checkpoint_XXXXXX";
-  char* made = mkdtemp(&pattern[0]);
-  EXPECT_NE(made, nullptr);
-  temp_dirs->push_back(pattern);
-  return pattern;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-// Removes the old file first: ext4 flushes a file that is truncated and
-// rewritten on close, which would make the fuzz loops crawl.
-void WriteRawFile(const std::string& path, const std::string& bytes) {
-  std::remove(path.c_str());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), bytes.size());
-}
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* handle = opendir(dir.c_str());
-  if (handle == nullptr) return names;
-  while (dirent* entry = readdir(handle)) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(handle);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool SameTensor(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
-  if (a.dtype() == DT_STRING) {
-    for (int64_t i = 0; i < a.NumElements(); ++i) {
-      if (a.data<std::string>()[i] != b.data<std::string>()[i]) return false;
-    }
-    return true;
-  }
-  return a.TotalBytes() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.TotalBytes()) == 0;
-}
-
-// One entry of every dtype, plus scalars, empty tensors and awkward strings.
-std::vector<CheckpointEntry> EveryDtypeEntries() {
-  std::vector<CheckpointEntry> entries;
-  auto add = [&](const std::string& name, Tensor tensor) { entries.push_back({name, tensor}); };
-  add("float", MakeTensor<float>({2, 3}, {1.5f, -2, 0, 1e30f, -1e-30f, 3}));
-  add("double", MakeTensor<double>({3}, {1.0 / 3, -1e300, 2}));
-  add("int32", MakeTensor<int32_t>({2, 2}, {INT32_MIN, -1, 0, INT32_MAX}));
-  add("int64", MakeTensor<int64_t>({2}, {INT64_MIN, INT64_MAX}));
-  add("uint8", MakeTensor<uint8_t>({3}, {0, 128, 255}));
-  add("int8", MakeTensor<int8_t>({2}, {-128, 127}));
-  add("int16", MakeTensor<int16_t>({2}, {-32768, 32767}));
-  add("uint16", MakeTensor<uint16_t>({1}, {65535}));
-  add("uint32", MakeTensor<uint32_t>({1}, {4000000000u}));
-  add("uint64", MakeTensor<uint64_t>({1}, {18000000000000000000ull}));
-  add("bool", MakeBoolTensor({4}, {1, 0, 0, 1}));
-  add("string", MakeTensor<std::string>(
-                    {2, 2}, {"", "a", std::string("nul\0byte", 8), std::string(300, 'x')}));
-  add("scope/scalar_float", Scalar<float>(42.5f));
-  add("scalar_string", Scalar<std::string>("hello"));
-  add("empty_float", MakeTensor<float>({0}, {}));
-  add("empty_3d_int64", MakeTensor<int64_t>({2, 0, 3}, {}));
-  add("empty_string", MakeTensor<std::string>({0, 4}, {}));
-  return entries;
-}
 
 Status ReadEverything(const std::string& path,
                       CheckpointReader::Verify verify = CheckpointReader::Verify::kWholeFile) {
@@ -388,7 +287,8 @@ TEST(CheckpointFormat, OpenCheckpointTakesAPrefixOrTheFilesOwnPath) {
   }
   ExpectError(CheckpointReader::OpenCheckpoint(dir + "/other", CheckpointReader::Verify::kTableOnly,
                                                &reader),
-              Code::NOT_FOUND, dir + "/other.twckpt not found");
+              Code::NOT_FOUND,
+              "neither " + dir + "/other.index nor " + dir + "/other.twckpt exists");
 }
 
 TEST(CheckpointFormat, FileToReadAcceptsAPrefixOrTheFilesOwnPath) {
@@ -521,98 +421,6 @@ TEST(CheckpointAtomicity, ReadersNeverSeeAPartialFileWhileWritersReplaceIt) {
   reader.join();
   EXPECT_GT(reads, 0);
   EXPECT_EQ(ListDir(dir), std::vector<std::string>{"model.twckpt"});
-}
-
-// --- SaveV2 / RestoreV2 kernels --------------------------------------------------------
-
-NodeDef SaveNode(const DataTypeVector& dtypes) {
-  NodeDef node = NodeBuilder("SaveV2", "save/SaveV2").Build();
-  AttrValue list;
-  for (DataType dtype : dtypes) list.mutable_list()->add_type(dtype);
-  (*node.mutable_attr())["dtypes"] = list;
-  return node;
-}
-
-NodeDef RestoreNode(const DataTypeVector& dtypes) {
-  NodeDef node = SaveNode(dtypes);
-  node.set_op("RestoreV2");
-  node.set_name("save/RestoreV2");
-  return node;
-}
-
-TEST(CheckpointKernels, SaveThenRestoreInAnyOrderAndSubset) {
-  const std::string prefix = MakeTempDir() + "/model-100";
-  KernelRunner save(SaveNode({DT_FLOAT, DT_STRING, DT_INT64}));
-  TW_ASSERT_OK(save.construction_status());
-  TW_ASSERT_OK(
-      save.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w", "s", "step"}),
-                    Vector<std::string>({"", "", ""}), MakeTensor<float>({2, 2}, {1, 2, 3, 4}),
-                    Vector<std::string>({"x", "yz"}), Scalar<int64_t>(100)}));
-  EXPECT_EQ(ReadFile(prefix + ".twckpt").substr(1, 6), "TWCKPT");
-
-  KernelRunner restore(RestoreNode({DT_INT64, DT_FLOAT}));
-  TW_ASSERT_OK(restore.Compute({Scalar<std::string>(prefix), Vector<std::string>({"step", "w"}),
-                                Vector<std::string>({"", ""})}));
-  ExpectValues<int64_t>(restore.output(0), {}, {100});
-  ExpectValues<float>(restore.output(1), {2, 2}, {1, 2, 3, 4});
-}
-
-TEST(CheckpointKernels, BadInputsAndBadFiles) {
-  const std::string prefix = MakeTempDir() + "/m";
-  KernelRunner save(SaveNode({DT_FLOAT}));
-  ExpectError(save.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
-                            Vector<std::string>({"2 0,1"}), Vector<float>({1, 2})}),
-              Code::INVALID_ARGUMENT, "Slices are not supported");
-  ExpectError(save.Compute({Vector<std::string>({prefix}), Vector<std::string>({"w"}),
-                            Vector<std::string>({""}), Vector<float>({1})}),
-              Code::INVALID_ARGUMENT, "prefix must be a scalar");
-  ExpectError(save.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w", "v"}),
-                            Vector<std::string>({""}), Vector<float>({1})}),
-              Code::INVALID_ARGUMENT, "tensor_names must be a vector of 1 strings");
-  ExpectError(save.Compute({Scalar<std::string>(""), Vector<std::string>({"w"}),
-                            Vector<std::string>({""}), Vector<float>({1})}),
-              Code::INVALID_ARGUMENT, "prefix must not be empty");
-
-  // Missing parent directories are created; a file in the way is NOT_FOUND.
-  const std::string nested = prefix + "_dir/a/b/model";
-  TW_ASSERT_OK(save.Compute({Scalar<std::string>(nested), Vector<std::string>({"w"}),
-                             Vector<std::string>({""}), Vector<float>({1})}));
-  EXPECT_EQ(ReadFile(nested + ".twckpt").substr(1, 6), "TWCKPT");
-  ExpectError(
-      save.Compute({Scalar<std::string>(nested + ".twckpt/sub/x"), Vector<std::string>({"w"}),
-                    Vector<std::string>({""}), Vector<float>({1})}),
-      Code::NOT_FOUND, "Cannot create directory " + nested + ".twckpt");
-
-  KernelRunner restore(RestoreNode({DT_FLOAT}));
-  ExpectError(restore.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
-                               Vector<std::string>({""})}),
-              Code::NOT_FOUND, prefix + ".twckpt");
-  TW_ASSERT_OK(save.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
-                             Vector<std::string>({""}), Vector<float>({1})}));
-  ExpectError(restore.Compute({Scalar<std::string>(prefix), Vector<std::string>({"mlp/w"}),
-                               Vector<std::string>({""})}),
-              Code::NOT_FOUND, "Key mlp/w not found in checkpoint");
-  KernelRunner restore_int(RestoreNode({DT_INT32}));
-  ExpectError(restore_int.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
-                                   Vector<std::string>({""})}),
-              Code::INVALID_ARGUMENT, "holds float, but int32 was requested");
-  ExpectError(restore.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
-                               Vector<std::string>({"1 0,1"})}),
-              Code::INVALID_ARGUMENT, "Slices are not supported");
-}
-
-TEST(CheckpointKernels, ShapeFunctionsCheckRanksAndCounts) {
-  std::vector<PartialTensorShape> outputs;
-  TW_EXPECT_OK(InferShapes(RestoreNode({DT_FLOAT, DT_INT32}),
-                           {Partial({}), Partial({2}), Partial({-1})}, {}, &outputs));
-  ASSERT_EQ(outputs.size(), 2u);
-  EXPECT_TRUE(outputs[0].unknown_rank());
-  ExpectError(
-      InferShapes(RestoreNode({DT_FLOAT}), {Partial({}), Partial({2}), Partial({2})}, {}, &outputs),
-      Code::INVALID_ARGUMENT, "tensor_names has 2 elements but there are 1 tensors");
-  ExpectError(InferShapes(SaveNode({DT_FLOAT}),
-                          {Partial({1}), Partial({1}), Partial({1}), Partial({3})}, {}, &outputs),
-              Code::INVALID_ARGUMENT, "rank");
 }
 
 }  // namespace

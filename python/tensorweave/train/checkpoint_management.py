@@ -1,8 +1,10 @@
 """The `checkpoint` state file and finding checkpoints on disk.
 
-A directory of checkpoints holds one file per checkpoint (`<prefix>.twckpt`,
-see docs/checkpoint_format.md) and a small text file, `checkpoint`, naming the
-latest one and the ones a Saver still keeps, in TensorFlow's text format:
+A directory of checkpoints holds each checkpoint's files (TensorFlow's V2
+format: `<prefix>.index` and `<prefix>.data-NNNNN-of-NNNNN`; or tensorweave's
+older single file `<prefix>.twckpt`; see docs/checkpoint_format.md) and a small
+text file, `checkpoint`, naming the latest one and the ones a Saver still
+keeps, in TensorFlow's text format (a CheckpointState proto):
 
     model_checkpoint_path: "model-300"
     all_model_checkpoint_paths: "model-200"
@@ -30,7 +32,9 @@ __all__ = [
     "update_checkpoint_state",
 ]
 
+# tensorweave's older one-file format; V2 checkpoints are found by their index.
 CHECKPOINT_SUFFIX = ".twckpt"
+V2_INDEX_SUFFIX = ".index"
 _DEFAULT_STATE_FILENAME = "checkpoint"
 _log = logging.getLogger("tensorweave")
 
@@ -281,11 +285,12 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
 
 def checkpoint_exists(checkpoint_prefix):
     """True when a checkpoint was saved under `checkpoint_prefix` (a glob
-    pattern is allowed), or when it names a checkpoint file itself."""
-    if glob.glob(glob.escape(checkpoint_prefix) + CHECKPOINT_SUFFIX) or glob.glob(
-        checkpoint_prefix + CHECKPOINT_SUFFIX
-    ):
-        return True
+    pattern is allowed) in either format, or when it names a checkpoint file."""
+    for suffix in (V2_INDEX_SUFFIX, CHECKPOINT_SUFFIX):
+        if glob.glob(glob.escape(checkpoint_prefix) + suffix) or glob.glob(
+            checkpoint_prefix + suffix
+        ):
+            return True
     return checkpoint_prefix.endswith(CHECKPOINT_SUFFIX) and os.path.isfile(checkpoint_prefix)
 
 
@@ -301,8 +306,14 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 
 
 def checkpoint_files(prefix, meta_graph_suffix="meta"):
-    """The files a checkpoint saved under `prefix` may consist of."""
-    return [prefix + CHECKPOINT_SUFFIX, f"{prefix}.{meta_graph_suffix}"]
+    """The files of the checkpoint saved under `prefix` that exist (V2 index
+    and data shards, or the older single file) and its meta graph's path."""
+    data = glob.glob(glob.escape(prefix) + ".data-?????-of-?????")
+    return sorted(data) + [
+        prefix + V2_INDEX_SUFFIX,
+        prefix + CHECKPOINT_SUFFIX,
+        f"{prefix}.{meta_graph_suffix}",
+    ]
 
 
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_graph_suffix="meta"):
@@ -317,10 +328,13 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_gr
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes):
-    """Modification times of the checkpoints that exist, in the given order."""
+    """Modification times of the checkpoints that exist, in the given order
+    (of the index file for V2 checkpoints, as TensorFlow reports)."""
     times = []
     for prefix in checkpoint_prefixes:
-        path = prefix + CHECKPOINT_SUFFIX
-        if os.path.isfile(path):
-            times.append(os.path.getmtime(path))
+        for suffix in (V2_INDEX_SUFFIX, CHECKPOINT_SUFFIX):
+            path = prefix + suffix
+            if os.path.isfile(path):
+                times.append(os.path.getmtime(path))
+                break
     return times

@@ -10,8 +10,12 @@
 The Saver adds its ops to the graph once, at construction, under a "save" name
 scope (as TensorFlow does): a string placeholder `save/filename`, `save/SaveV2`
 fed the variables' values, `save/RestoreV2` and one `save/Assign` per variable
-grouped into `save/restore_all`. A checkpoint is one file, `<prefix>.twckpt`
-(docs/checkpoint_format.md), replaced atomically.
+grouped into `save/restore_all`. A checkpoint is TensorFlow's V2 format
+(`<prefix>.index` and `<prefix>.data-00000-of-00001`, docs/checkpoint_format.md),
+so TensorFlow restores it and the reverse; its files are replaced atomically.
+With sharded=True each device's variables go to their own data file: one
+SaveV2 per device under a temporary prefix, then MergeV2Checkpoints. Restoring
+also reads tensorweave's older `<prefix>.twckpt` files.
 
 Restoring is all or nothing: the checkpoint is read completely and every
 tensor's dtype and shape checked against its variable before any variable is
@@ -19,6 +23,7 @@ assigned, and then all are assigned in one run. A missing, damaged or
 mismatched checkpoint therefore raises and leaves every variable as it was.
 """
 
+import collections
 import numbers
 import os
 import time
@@ -30,6 +35,7 @@ from tensorweave.ops import (
     array_ops,
     constant_op,
     control_flow_ops,
+    math_ops,
     resource_variable_ops,
     state_ops,
     variables,
@@ -120,13 +126,18 @@ class Saver:
         save_relative_paths=False,
         filename=None,
     ):
-        # sharded asks for one file per device; with a single CPU device that
-        # is the one file we always write. restore_sequentially and
-        # write_version choose between TensorFlow's implementations; ours has one.
+        # restore_sequentially chooses between TensorFlow's implementations;
+        # ours has one (every value read before any is assigned).
         if saver_def is not None or builder is not None:
             raise NotImplementedError(
                 "Saver(saver_def=...) and Saver(builder=...) are not supported"
             )
+        if write_version != SaverDef.V2:
+            raise ValueError(
+                f"write_version={write_version} is not supported: tensorweave writes "
+                "TensorFlow's V2 format (SaverDef.V2), which TensorFlow reads too"
+            )
+        self._sharded = bool(sharded)
         self._var_list = var_list
         self._reshape = reshape
         self._name = name
@@ -161,6 +172,7 @@ class Saver:
         graph): each control input of `restore_op` is an Assign of a variable
         from an output of one RestoreV2 op, whose tensor_names give the keys."""
         saver = cls.__new__(cls)
+        saver._sharded = any(op.type == "MergeV2Checkpoints" for op in graph.get_operations())
         saver._reshape = False
         saver._pad_step_number = False
         saver._save_relative_paths = False
@@ -207,6 +219,7 @@ class Saver:
             restore_op_name=restore,
             max_to_keep=self._max_to_keep or 0,
             keep_checkpoint_every_n_hours=self._keep_every_seconds / 3600.0,
+            sharded=self._sharded,
             version=SaverDef.V2,
         )
 
@@ -246,20 +259,10 @@ class Saver:
             shape=[],
             name="filename",
         )
-        graph = self._graph
-        with ops.name_scope("SaveV2") as save_scope:
-            names = constant_op.constant(keys, dtype=dtypes.string, name="tensor_names")
-            slices = constant_op.constant(
-                [""] * len(keys), dtype=dtypes.string, name="shape_and_slices"
-            )
-            # The variables' current values (an Identity of each ref).
-            values = [array_ops.identity(ref) for ref in refs]
-            save_op = graph.create_op(
-                "SaveV2",
-                [self._filename_tensor, names, slices, values],
-                attrs={"dtypes": base_dtypes},
-                name=save_scope,
-            )
+        if self._sharded:
+            save_op = self._build_sharded_save()
+        else:
+            save_op = self._build_save(self._filename_tensor, keys, refs)
         with ops.control_dependencies([save_op]):
             # Fetching this runs the save and returns the prefix it wrote.
             self._save_tensor = array_ops.identity(self._filename_tensor, name="control_dependency")
@@ -268,7 +271,7 @@ class Saver:
             slices = constant_op.constant(
                 [""] * len(keys), dtype=dtypes.string, name="shape_and_slices"
             )
-            restore_op = graph.create_op(
+            restore_op = self._graph.create_op(
                 "RestoreV2",
                 [self._filename_tensor, names, slices],
                 attrs={"dtypes": base_dtypes},
@@ -283,6 +286,56 @@ class Saver:
                 state_ops.assign(ref, restored, validate_shape=validate, name="Assign").op
             )
         self._restore_op = control_flow_ops.group(*assigns, name="restore_all")
+
+    def _build_save(self, prefix, keys, refs):
+        """A SaveV2 op writing the variables `refs` under `keys` as `prefix`."""
+        with ops.name_scope("SaveV2") as save_scope:
+            names = constant_op.constant(keys, dtype=dtypes.string, name="tensor_names")
+            slices = constant_op.constant(
+                [""] * len(keys), dtype=dtypes.string, name="shape_and_slices"
+            )
+            # The variables' current values (an Identity of each ref).
+            values = [array_ops.identity(ref) for ref in refs]
+            return self._graph.create_op(
+                "SaveV2",
+                [prefix, names, slices, values],
+                attrs={"dtypes": [ref.dtype.base_dtype for ref in refs]},
+                name=save_scope,
+            )
+
+    def _build_sharded_save(self):
+        """TensorFlow's sharded V2 save: the variables of each device go to
+        "<prefix>_temp/part-<shard>-of-<shards>" (a SaveV2 on that device), then
+        MergeV2Checkpoints turns the parts into one checkpoint under the
+        prefix (one data file per device) and removes the temporary directory."""
+        by_device = collections.OrderedDict()
+        for key, ref in self._variables:
+            by_device.setdefault(ref.device, []).append((key, ref))
+        temp_prefix = math_ops.add(
+            self._filename_tensor,
+            constant_op.constant("_temp/part", dtype=dtypes.string),
+            name="StringJoin",
+        )
+        num_shards = constant_op.constant(len(by_device), dtype=dtypes.int32, name="num_shards")
+        shard_prefixes, saves = [], []
+        for shard, (device, items) in enumerate(by_device.items()):
+            with self._graph.device(device):
+                shard_prefix = self._graph.create_op(
+                    "ShardedFilename",
+                    [temp_prefix, constant_op.constant(shard, dtype=dtypes.int32), num_shards],
+                    name="ShardedFilename",
+                ).outputs[0]
+                saves.append(
+                    self._build_save(shard_prefix, [k for k, _ in items], [r for _, r in items])
+                )
+            shard_prefixes.append(shard_prefix)
+        with ops.control_dependencies(saves):
+            return self._graph.create_op(
+                "MergeV2Checkpoints",
+                [array_ops.stack(shard_prefixes), self._filename_tensor],
+                attrs={"delete_old_dirs": True},
+                name="MergeV2Checkpoints",
+            )
 
     # --- checkpoint bookkeeping ------------------------------------------------------------
 
