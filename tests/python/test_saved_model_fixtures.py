@@ -9,9 +9,23 @@ import os
 import numpy as np
 import pytest
 import tensorweave as tf
+from tensorweave import pywrap_tensorweave
+from tensorweave.proto import op_def_pb2
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_saved_model")
 EXPECTED = np.load(os.path.join(FIXTURES, "expected.npz"))
+
+# TensorFlow's sharded saver graph (simple_save's default) holds these string
+# ops; a graph that uses an unregistered op does not import. They come with
+# the tf.strings work (branch i11-tstring): until it lands, that case waits.
+SHARDED_SAVER_STRING_OPS = {"StringJoin", "StaticRegexFullMatch"}
+_REGISTERED = {
+    op.name for op in op_def_pb2.OpList.FromString(pywrap_tensorweave.TF_GetAllOpList()).op
+}
+needs_string_ops = pytest.mark.skipif(
+    not SHARDED_SAVER_STRING_OPS <= _REGISTERED,
+    reason=f"ops {sorted(SHARDED_SAVER_STRING_OPS - _REGISTERED)} are not registered yet",
+)
 
 
 def served(model, tags=("serve",)):
@@ -25,7 +39,7 @@ def served(model, tags=("serve",)):
         return sess, meta_graph_def, y
 
 
-@pytest.mark.parametrize("model", ["builder", "simple_save"])
+@pytest.mark.parametrize("model", ["builder", pytest.param("simple_save", marks=needs_string_ops)])
 def test_tensorflow_saved_model_serves_what_tensorflow_served(model):
     _, meta_graph_def, y = served(model)
     np.testing.assert_allclose(y, EXPECTED[f"{model}__y"], rtol=1e-6)
