@@ -1384,9 +1384,9 @@ TF_CAPI_EXPORT extern void TF_Reset(const TF_SessionOptions* opt, const char** c
  * error (TF_NOT_FOUND for a missing checkpoint, say). The caller keeps every
  * argument. */
 TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
-    const TF_SessionOptions* session_options, const TF_Buffer* run_options,
-    const char* export_dir, const char* const* tags, int tags_len, TF_Graph* graph,
-    TF_Buffer* meta_graph_def, TF_Status* status);
+    const TF_SessionOptions* session_options, const TF_Buffer* run_options, const char* export_dir,
+    const char* const* tags, int tags_len, TF_Graph* graph, TF_Buffer* meta_graph_def,
+    TF_Status* status);
 
 #ifdef __cplusplus
 } /* end extern "C" */

@@ -83,7 +83,8 @@ with tf.Graph().as_default(), tf1.Session() as sess:
     signature = meta.signature_def["serving_default"]
     y = sess.run(signature.outputs["y"].name, {signature.inputs["x"].name: x})
     values = [v.decode() if isinstance(v, bytes) else v.tolist() for v in sess.run(extras)]
-    print(json.dumps({"y": y.tolist(), "extras": values}))
+    variables = sorted(v.name for v in tf1.global_variables())
+    print(json.dumps({"y": y.tolist(), "extras": values, "variables": variables}))
 """
 
 
@@ -238,5 +239,7 @@ def test_tensorweave_saved_model_serves_in_tensorflow(tf_python, tmp_path, kind,
         tf_python, SERVE_IN_TENSORFLOW, export_dir, json.dumps(X.tolist()), json.dumps(extras)
     )
     np.testing.assert_allclose(np.array(served["y"], np.float32), tensorweave_y, rtol=1e-6)
+    # TensorFlow rebuilt the variables from the VariableDefs we wrote.
+    assert {"w:0", "b:0"} <= set(served["variables"])
     if kind == "builder":
         assert served["extras"] == [42, str(export_dir / "assets" / "vocab.txt")]
