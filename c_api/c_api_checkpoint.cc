@@ -1,7 +1,9 @@
 // TF_CheckpointReader: the C face of the runtime's checkpoint reader
-// (runtime/util/checkpoint_format.h). Translation only: opening, checking and
-// decoding the file are the runtime's; this keeps the names in the order
-// TF_CheckpointReaderGetVariable hands them out.
+// (runtime/util/checkpoint_format.h's CheckpointReader::OpenCheckpoint, which
+// reads TensorFlow's V2 checkpoints and tensorweave's older .twckpt files).
+// Translation only: opening, checking and decoding the files are the
+// runtime's; this keeps the names in the order TF_CheckpointReaderGetVariable
+// hands them out.
 #include <string>
 #include <vector>
 

@@ -76,11 +76,54 @@ std::string SortedTableBuilder::AppendBlock(const std::string& contents) {
   return handle;
 }
 
+namespace {
+
+// The shortest key >= `start` and < `limit` (LevelDB's bytewise
+// FindShortestSeparator), so index blocks stay small; TensorFlow's tables
+// use the same rule, which keeps our index files byte-identical to its.
+std::string ShortestSeparator(const std::string& start, const std::string& limit) {
+  const size_t common = std::min(start.size(), limit.size());
+  size_t diff = 0;
+  while (diff < common && start[diff] == limit[diff]) ++diff;
+  if (diff >= common) return start;  // one is a prefix of the other
+  const uint8_t byte = static_cast<uint8_t>(start[diff]);
+  if (byte < 0xff && byte + 1 < static_cast<uint8_t>(limit[diff])) {
+    std::string separator = start.substr(0, diff + 1);
+    separator[diff] = static_cast<char>(byte + 1);
+    return separator;
+  }
+  return start;
+}
+
+// The shortest key >= `key` (LevelDB's FindShortSuccessor).
+std::string ShortSuccessor(const std::string& key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    const uint8_t byte = static_cast<uint8_t>(key[i]);
+    if (byte != 0xff) {
+      std::string successor = key.substr(0, i + 1);
+      successor[i] = static_cast<char>(byte + 1);
+      return successor;
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
 void SortedTableBuilder::FlushDataBlock() {
   if (data_block_.empty()) return;
-  // The index key of a block is its last key: at least every key in it and
-  // less than the next block's first, which is all a reader's seek needs.
-  index_block_.Add(last_key_, AppendBlock(data_block_.Finish()));
+  // The block's index entry waits for the next key (or Finish): its key
+  // need only sort between this block's last key and the next block's first.
+  pending_handle_ = AppendBlock(data_block_.Finish());
+  has_pending_handle_ = true;
+}
+
+void SortedTableBuilder::AddPendingIndexEntry(const std::string* next_key) {
+  if (!has_pending_handle_) return;
+  index_block_.Add(
+      next_key != nullptr ? ShortestSeparator(last_key_, *next_key) : ShortSuccessor(last_key_),
+      pending_handle_);
+  has_pending_handle_ = false;
 }
 
 Status SortedTableBuilder::Add(const std::string& key, const std::string& value) {
@@ -88,6 +131,7 @@ Status SortedTableBuilder::Add(const std::string& key, const std::string& value)
     return errors::InvalidArgument("Table keys must be added in increasing order: '", key,
                                    "' after '", last_key_, "'");
   }
+  AddPendingIndexEntry(&key);
   data_block_.Add(key, value);
   last_key_ = key;
   has_key_ = true;
@@ -97,6 +141,7 @@ Status SortedTableBuilder::Add(const std::string& key, const std::string& value)
 
 std::string SortedTableBuilder::Finish() {
   FlushDataBlock();
+  AddPendingIndexEntry(nullptr);
   const std::string metaindex_handle = AppendBlock(BlockBuilder(1).Finish());
   const std::string index_handle = AppendBlock(index_block_.Finish());
   std::string footer = metaindex_handle + index_handle;

@@ -72,6 +72,9 @@ class SortedTableBuilder {
   // Appends a block and its trailer; returns its handle's encoding.
   std::string AppendBlock(const std::string& contents);
   void FlushDataBlock();
+  // Indexes the last flushed block under a key between its last key and
+  // `next_key` (null at the end).
+  void AddPendingIndexEntry(const std::string* next_key);
 
   size_t block_size_;
   std::string table_;
@@ -79,6 +82,8 @@ class SortedTableBuilder {
   BlockBuilder index_block_{1};
   std::string last_key_;
   bool has_key_ = false;
+  std::string pending_handle_;
+  bool has_pending_handle_ = false;
 };
 
 }  // namespace sstable

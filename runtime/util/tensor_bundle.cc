@@ -33,6 +33,67 @@ constexpr int kBundleVersion = 1;
 
 bool IsSliceKey(const std::string& key) { return !key.empty() && key[0] == '\0'; }
 
+// The key TensorFlow stores one partition of tensor `name` under
+// (checkpoint::EncodeTensorNameSlice): in its "ordered code", the number 0,
+// the name, the rank, then each dimension's start and length (-1: all of it).
+// Ordered code writes an unsigned number as a byte count and big-endian
+// bytes; a string with 0x00 and 0xff escaped, ended by 0x00 0x01; a signed
+// number as big-endian two's complement whose leading bits give its length.
+void AppendOrderedUnsigned(std::string* out, uint64_t value) {
+  std::string bytes;
+  for (; value != 0; value >>= 8) bytes.insert(bytes.begin(), static_cast<char>(value & 0xff));
+  out->push_back(static_cast<char>(bytes.size()));
+  *out += bytes;
+}
+
+void AppendOrderedString(std::string* out, const std::string& value) {
+  for (char c : value) {
+    out->push_back(c);
+    if (c == '\0') out->push_back('\xff');
+    if (c == '\xff') out->push_back('\0');
+  }
+  out->append("\0\x01", 2);
+}
+
+void AppendOrderedSigned(std::string* out, int64_t value) {
+  const uint64_t magnitude = value < 0 ? ~static_cast<uint64_t>(value) : value;
+  int bits = 0;  // significant bits of the magnitude
+  while (bits < 64 && (magnitude >> bits) != 0) ++bits;
+  const int length = bits / 7 + 1;  // 1..10 bytes: 7 payload bits each, less the sign
+  // Header: `length` leading one bits (over one or two bytes), then the value.
+  static const uint8_t kHeader[11][2] = {{0, 0},    {0x80, 0},    {0xc0, 0},   {0xe0, 0},
+                                         {0xf0, 0}, {0xf8, 0},    {0xfc, 0},   {0xfe, 0},
+                                         {0xff, 0}, {0xff, 0x80}, {0xff, 0xc0}};
+  uint8_t bytes[10];
+  for (int i = 0; i < 10; ++i) {
+    const int shift = 8 * (9 - i);
+    bytes[i] = shift >= 64 ? (value < 0 ? 0xff : 0)
+                           : static_cast<uint8_t>(static_cast<uint64_t>(value) >> shift);
+  }
+  uint8_t* begin = bytes + 10 - length;
+  begin[0] ^= kHeader[length][0];
+  if (length > 1) begin[1] ^= kHeader[length][1];
+  out->append(reinterpret_cast<const char*>(begin), length);
+}
+
+std::string SliceKey(const std::string& name, const TensorSliceProto& slice) {
+  std::string key;
+  AppendOrderedUnsigned(&key, 0);
+  AppendOrderedString(&key, name);
+  AppendOrderedUnsigned(&key, slice.extent_size());
+  for (const TensorSliceProto::Extent& extent : slice.extent()) {
+    AppendOrderedSigned(&key, extent.start());
+    AppendOrderedSigned(
+        &key, extent.has_length_case() == TensorSliceProto::Extent::kLength ? extent.length() : -1);
+  }
+  return key;
+}
+
+// A key for messages: slice keys are binary.
+std::string PrintableKey(const std::string& key) {
+  return IsSliceKey(key) ? "(a partition's slice)" : key;
+}
+
 // Whether a tensor of `dtype` can be saved: fixed-size elements or strings.
 bool IsSavableDtype(DataType dtype) {
   return !IsRefType(dtype) && DataTypeIsSupported(dtype) &&
@@ -333,7 +394,6 @@ Status BundleReader::Parse() {
   };
   std::map<int, uint64_t> shard_sizes;
   for (auto& [name, proto] : records) {
-    if (IsSliceKey(name)) continue;  // read through the full tensor's entry
     Entry entry;
     entry.dtype = proto.dtype();
     if (!TensorShape::FromProto(proto.shape(), &entry.shape).ok()) {
@@ -384,7 +444,8 @@ Status BundleReader::Parse() {
       }
     }
     entry.proto = std::move(proto);
-    entries_.emplace(name, std::move(entry));
+    // A partition's own entry is read through its tensor's (see Read).
+    (IsSliceKey(name) ? slice_entries_ : entries_).emplace(name, std::move(entry));
   }
   return Status::OK();
 }
@@ -426,40 +487,103 @@ Status BundleReader::Read(const std::string& name, DataType expected_dtype, Tens
                                    DataTypeString(expected_dtype),
                                    " does not equal original dtype ", DataTypeString(entry->dtype));
   }
-  if (!entry->proto.slices().empty()) {
-    return errors::Unimplemented("Checkpoint ", prefix_, " holds ", name, " in ",
-                                 entry->proto.slices_size(),
-                                 " partitions; restoring partitioned variables is not supported");
-  }
   try {
-    Tensor tensor;
-    TW_RETURN_IF_ERROR(Tensor::Allocate(entry->dtype, entry->shape, &tensor));
-    if (entry->dtype == DT_STRING) {
-      TW_RETURN_IF_ERROR(DecodeStrings(name, *entry, &tensor));
-    } else {
-      char* data = static_cast<char*>(tensor.raw_data());
-      const uint64_t size = entry->proto.size();
-      TW_RETURN_IF_ERROR(ReadBytes(entry->proto.shard_id(), entry->proto.offset(), size, data));
-      if (sstable::MaskCrc(Crc32c(data, size)) != entry->proto.crc32c()) {
-        return errors::DataLoss("Checksum does not match for entry ", name, " of checkpoint ",
-                                BundleDataPath(prefix_, entry->proto.shard_id(), num_shards_));
-      }
-      if (entry->dtype == DT_BOOL) {
-        const uint64_t count = entry->shape.num_elements();
-        for (uint64_t i = 0; i < count; ++i) {
-          if (static_cast<uint8_t>(data[i]) > 1) {
-            return errors::DataLoss("Entry ", name, " of checkpoint ", prefix_,
-                                    " holds a bool that is neither 0 nor 1");
-          }
-        }
-      }
-    }
-    *out = std::move(tensor);
-    return Status::OK();
+    if (!entry->proto.slices().empty()) return AssembleSlices(name, *entry, out);
+    return ReadEntry(name, *entry, out);
   } catch (const std::bad_alloc&) {
     return errors::ResourceExhausted("Out of memory reading entry ", name, " of checkpoint ",
                                      prefix_);
   }
+}
+
+Status BundleReader::ReadEntry(const std::string& name, const Entry& entry, Tensor* out) const {
+  Tensor tensor;
+  TW_RETURN_IF_ERROR(Tensor::Allocate(entry.dtype, entry.shape, &tensor));
+  if (entry.dtype == DT_STRING) {
+    TW_RETURN_IF_ERROR(DecodeStrings(name, entry, &tensor));
+  } else {
+    char* data = static_cast<char*>(tensor.raw_data());
+    const uint64_t size = entry.proto.size();
+    TW_RETURN_IF_ERROR(ReadBytes(entry.proto.shard_id(), entry.proto.offset(), size, data));
+    if (sstable::MaskCrc(Crc32c(data, size)) != entry.proto.crc32c()) {
+      return errors::DataLoss("Checksum does not match for entry ", PrintableKey(name),
+                              " of checkpoint ",
+                              BundleDataPath(prefix_, entry.proto.shard_id(), num_shards_));
+    }
+    if (entry.dtype == DT_BOOL) {
+      const uint64_t count = entry.shape.num_elements();
+      for (uint64_t i = 0; i < count; ++i) {
+        if (static_cast<uint8_t>(data[i]) > 1) {
+          return errors::DataLoss("Entry ", PrintableKey(name), " of checkpoint ", prefix_,
+                                  " holds a bool that is neither 0 nor 1");
+        }
+      }
+    }
+  }
+  *out = std::move(tensor);
+  return Status::OK();
+}
+
+Status BundleReader::AssembleSlices(const std::string& name, const Entry& entry,
+                                    Tensor* out) const {
+  auto damaged = [&](auto&&... why) {
+    return errors::DataLoss("Checkpoint ", prefix_, " is damaged: partitioned tensor ", name, " ",
+                            why...);
+  };
+  const int rank = entry.shape.dims();
+  Tensor full;
+  TW_RETURN_IF_ERROR(Tensor::Allocate(entry.dtype, entry.shape, &full));
+  const size_t element_size = DataTypeSize(entry.dtype);
+  uint64_t covered = 0;
+  for (const TensorSliceProto& slice : entry.proto.slices()) {
+    if (slice.extent_size() != rank) return damaged("has a slice of rank ", slice.extent_size());
+    std::vector<int64_t> starts(rank), lengths(rank);
+    for (int d = 0; d < rank; ++d) {
+      const TensorSliceProto::Extent& extent = slice.extent(d);
+      const int64_t size = entry.shape.dim_size(d);
+      starts[d] = extent.start();
+      lengths[d] = extent.has_length_case() == TensorSliceProto::Extent::kLength ? extent.length()
+                                                                                 : size - starts[d];
+      if (starts[d] < 0 || lengths[d] < 0 || starts[d] > size || lengths[d] > size - starts[d]) {
+        return damaged("has a slice outside its shape");
+      }
+    }
+    const std::string key = SliceKey(name, slice);
+    auto it = slice_entries_.find(key);
+    if (it == slice_entries_.end()) return damaged("lacks the entry of one of its slices");
+    Tensor part;
+    TW_RETURN_IF_ERROR(ReadEntry(key, it->second, &part));
+    if (part.dtype() != entry.dtype || part.dims() != rank) {
+      return damaged("has a slice of another dtype or rank");
+    }
+    for (int d = 0; d < rank; ++d) {
+      if (part.dim_size(d) != lengths[d]) return damaged("has a slice of the wrong shape");
+    }
+    // Copies the slice element by element to its place in the full tensor.
+    const int64_t count = part.NumElements();
+    covered += count;
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t target = 0;
+      for (int d = 0; d < rank; ++d)
+        target = target * entry.shape.dim_size(d) + starts[d] + index[d];
+      if (entry.dtype == DT_STRING) {
+        full.data<std::string>()[target] = part.data<std::string>()[i];
+      } else {
+        std::memcpy(static_cast<char*>(full.raw_data()) + target * element_size,
+                    static_cast<const char*>(part.raw_data()) + i * element_size, element_size);
+      }
+      for (int d = rank - 1; d >= 0 && ++index[d] == lengths[d]; --d) index[d] = 0;
+    }
+  }
+  // Partitions of a tensor never overlap, so covering it takes exactly its
+  // number of elements.
+  if (covered != static_cast<uint64_t>(entry.shape.num_elements())) {
+    return damaged("has slices covering ", covered, " of its ", entry.shape.num_elements(),
+                   " elements");
+  }
+  *out = std::move(full);
+  return Status::OK();
 }
 
 Status BundleReader::DecodeStrings(const std::string& name, const Entry& entry,

@@ -86,8 +86,9 @@ class BundleReader {
   // NOT_FOUND naming `name` when the bundle has no such tensor.
   Status Lookup(const std::string& name, const Entry** entry) const;
   // A fresh tensor holding `name`, its checksum verified. `expected_dtype`
-  // (DT_INVALID for any) must match, else INVALID_ARGUMENT. A partitioned
-  // tensor is UNIMPLEMENTED.
+  // (DT_INVALID for any) must match, else INVALID_ARGUMENT. A tensor
+  // TensorFlow saved partitioned (tf.get_variable with a partitioner) is
+  // assembled whole from its partitions.
   Status Read(const std::string& name, DataType expected_dtype, Tensor* out) const;
 
  private:
@@ -95,12 +96,17 @@ class BundleReader {
   Status Parse();
   Status ReadBytes(int shard, uint64_t offset, uint64_t length, char* out) const;
   Status DecodeStrings(const std::string& name, const Entry& entry, Tensor* tensor) const;
+  // One entry's own bytes (not partitioned), checksum verified.
+  Status ReadEntry(const std::string& name, const Entry& entry, Tensor* out) const;
+  // A partitioned tensor from its slices' entries.
+  Status AssembleSlices(const std::string& name, const Entry& entry, Tensor* out) const;
 
   std::string prefix_;
   std::string index_path_;
   int num_shards_ = 0;
   std::map<int, int> shard_fds_;  // shard id -> open data file
   std::map<std::string, Entry> entries_;
+  std::map<std::string, Entry> slice_entries_;  // partitions, by TensorFlow's slice key
 };
 
 }  // namespace tensorweave

@@ -92,9 +92,11 @@ int main(void) {
     perror("mkdtemp");
     return 1;
   }
-  char prefix[sizeof(directory) + 16], file[sizeof(directory) + 32];
+  /* TensorFlow's V2 checkpoint: an index and one data file. */
+  char prefix[sizeof(directory) + 16], file[sizeof(directory) + 48], index[sizeof(directory) + 32];
   snprintf(prefix, sizeof(prefix), "%s/model", directory);
-  snprintf(file, sizeof(file), "%s.twckpt", prefix);
+  snprintf(file, sizeof(file), "%s.data-00000-of-00001", prefix);
+  snprintf(index, sizeof(index), "%s.index", prefix);
   TF_Status* status = TF_NewStatus();
   save(prefix, status);
 
@@ -130,15 +132,16 @@ int main(void) {
           TF_Message(status));
 
     /* Cut short under the open reader: an error, not a crash. */
-    CHECK(truncate(file, 64) == 0, "truncate");
+    CHECK(truncate(file, 4) == 0, "truncate");
     TF_Tensor* bias = TF_CheckpointReaderGetTensor(reader, "bias", status);
     CHECK(bias == NULL && TF_GetCode(status) == TF_DATA_LOSS, "reading a truncated file: %s",
           TF_Message(status));
     TF_DeleteCheckpointReader(reader);
   }
-  CHECK(TF_NewCheckpointReader(file, status) == NULL && TF_GetCode(status) == TF_DATA_LOSS,
+  CHECK(TF_NewCheckpointReader(prefix, status) == NULL && TF_GetCode(status) == TF_DATA_LOSS,
         "opening a truncated file: %s", TF_Message(status));
   unlink(file);
+  unlink(index);
   CHECK(TF_NewCheckpointReader(prefix, status) == NULL && TF_GetCode(status) == TF_NOT_FOUND,
         "opening a missing file: %s", TF_Message(status));
   TF_DeleteCheckpointReader(NULL);

@@ -147,6 +147,12 @@ NO_GRADIENT_YET.update(
     )
 )
 
+# Checkpoint ops (helper CKPT).
+NO_WRAPPER["ShardedFilespec"] = (
+    "TensorFlow's Python builds it only for sharded saves in the V1 checkpoint format "
+    "(gen_io_ops, no tf.* name); the runtime registers it for GraphDefs written by TensorFlow"
+)
+
 
 def registered_ops():
     """{name: OpDef} of every non-internal op the runtime registers."""

@@ -378,28 +378,57 @@ TEST(TensorBundle, HeaderVersionsAndEndiannessAreChecked) {
   ExpectError(ReadBundle(prefix), Code::DATA_LOSS, "no header entry");
 }
 
-TEST(TensorBundle, PartitionedTensorsAreListedAndUnimplementedToRead) {
+// The key TensorFlow gives the slice [start, start + 2) of 1-D tensor "w"
+// (bytes as in a checkpoint TensorFlow 2.21 wrote): ordered-code 0, the
+// name, rank 1, start, length.
+std::string SliceKeyOfW(int start) {
+  return std::string("\0w\0\x01\x01\x01", 6) + static_cast<char>(0x80 + start) + '\x82';
+}
+
+TEST(TensorBundle, PartitionedTensorsAreAssembledFromTheirSlices) {
   const std::string prefix = MakeTempDir() + "/m";
   BundleEntryProto full;
   full.set_dtype(DT_FLOAT);
   full.mutable_shape()->add_dim()->set_size(4);
-  full.add_slices()->add_extent()->set_length(2);
-  BundleEntryProto slice;
-  slice.set_dtype(DT_FLOAT);
-  slice.mutable_shape()->add_dim()->set_size(2);
-  slice.set_size(8);
-  slice.set_crc32c(sstable::MaskCrc(Crc32c(std::string(8, '\0').data(), 8)));
-  WriteRawFile(BundleDataPath(prefix, 0, 1), std::string(8, '\0'));
-  WriteRawFile(BundleIndexPath(prefix),
-               BuildTable({{"", HeaderValue()},
-                           {std::string("\0\x01w", 3), slice.SerializeAsString()},
-                           {"w", full.SerializeAsString()}}));
+  std::vector<std::pair<std::string, std::string>> records = {{"", HeaderValue()}};
+  std::string data;
+  for (int start : {0, 2}) {
+    TensorSliceProto::Extent* extent = full.add_slices()->add_extent();
+    extent->set_start(start);
+    extent->set_length(2);
+    const float values[2] = {start + 1.0f, start + 2.0f};
+    BundleEntryProto slice;
+    slice.set_dtype(DT_FLOAT);
+    slice.mutable_shape()->add_dim()->set_size(2);
+    slice.set_offset(data.size());
+    slice.set_size(8);
+    slice.set_crc32c(sstable::MaskCrc(Crc32c(values, 8)));
+    data.append(reinterpret_cast<const char*>(values), 8);
+    records.push_back({SliceKeyOfW(start), slice.SerializeAsString()});
+  }
+  records.push_back({"w", full.SerializeAsString()});
+  WriteRawFile(BundleDataPath(prefix, 0, 1), data);
+  WriteRawFile(BundleIndexPath(prefix), BuildTable(records));
   std::unique_ptr<BundleReader> reader;
   TW_ASSERT_OK(BundleReader::Open(prefix, &reader));
-  ASSERT_EQ(reader->entries().size(), 1u);  // the slice's own key is hidden
+  ASSERT_EQ(reader->entries().size(), 1u);  // the slices' own keys are hidden
   EXPECT_EQ(reader->entries().at("w").shape, TensorShape({4}));
   Tensor value;
-  ExpectError(reader->Read("w", DT_FLOAT, &value), Code::UNIMPLEMENTED, "partitions");
+  TW_ASSERT_OK(reader->Read("w", DT_FLOAT, &value));
+  ExpectValues<float>(value, {4}, {1, 2, 3, 4});
+
+  // A slice whose entry is missing, or slices that leave elements out.
+  records.erase(records.begin() + 2);
+  WriteRawFile(BundleIndexPath(prefix), BuildTable(records));
+  TW_ASSERT_OK(BundleReader::Open(prefix, &reader));
+  ExpectError(reader->Read("w", DT_FLOAT, &value), Code::DATA_LOSS,
+              "lacks the entry of one of its slices");
+  full.mutable_slices()->RemoveLast();
+  records.back().second = full.SerializeAsString();
+  WriteRawFile(BundleIndexPath(prefix), BuildTable(records));
+  TW_ASSERT_OK(BundleReader::Open(prefix, &reader));
+  ExpectError(reader->Read("w", DT_FLOAT, &value), Code::DATA_LOSS,
+              "slices covering 2 of its 4 elements");
 }
 
 TEST(TensorBundleAtomicity, FailedWriteLeavesThePreviousBundleAndNoTemporaries) {

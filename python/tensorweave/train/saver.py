@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 from tensorweave.framework import dtypes, errors, ops, tensor_shape, tensor_util
+from tensorweave.framework.gradient_registry import NotDifferentiable
 from tensorweave.ops import (
     array_ops,
     constant_op,
@@ -47,6 +48,11 @@ __all__ = [
     "Saver",
     "SaverDef",
 ]
+
+# Sharded saves' ops: file names in, files out, nothing to differentiate
+# (SaveV2 and RestoreV2 are declared with the state ops, ops/state_grad.py).
+for _op_type in ("MergeV2Checkpoints", "ShardedFilename", "ShardedFilespec"):
+    NotDifferentiable(_op_type)
 
 
 def _variable_ref(value):
