@@ -1,6 +1,9 @@
 // SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename and ShardedFilespec
 // kernels: V2 bundles (runtime/util/tensor_bundle.h) are written, either
 // format is read (runtime/util/checkpoint_format.h's OpenCheckpoint).
+// RestoreV2 also restores a slice of a tensor (a shape_and_slices spec, as
+// TensorFlow's Saver asks for each partition of a partitioned variable);
+// SaveV2 of slices is UNIMPLEMENTED.
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -17,9 +20,11 @@ namespace tensorweave {
 namespace {
 
 // Checks prefix, tensor_names and shape_and_slices (inputs 0..2) for
-// `count` tensors; slices are UNIMPLEMENTED, so every spec must be "".
+// `count` tensors and returns the specs in `slice_specs`; when that is null
+// (saving), a non-empty spec is UNIMPLEMENTED.
 Status ReadNameInputs(OpKernelContext* ctx, int64_t count, std::string* prefix,
-                      std::vector<std::string>* names) {
+                      std::vector<std::string>* names,
+                      std::vector<std::string>* slice_specs = nullptr) {
   const Tensor& prefix_tensor = ctx->input(0);
   const Tensor& names_tensor = ctx->input(1);
   const Tensor& slices_tensor = ctx->input(2);
@@ -39,12 +44,12 @@ Status ReadNameInputs(OpKernelContext* ctx, int64_t count, std::string* prefix,
   const std::string* slices = slices_tensor.data<std::string>();
   const std::string* given_names = names_tensor.data<std::string>();
   names->assign(given_names, given_names + count);
+  if (slice_specs != nullptr) slice_specs->assign(slices, slices + count);
   for (int64_t i = 0; i < count; ++i) {
-    if (!slices[i].empty()) {
-      return errors::Unimplemented(
-          "Saving or restoring slices is not supported: "
-          "shape_and_slices[",
-          i, "] for '", given_names[i], "' is '", slices[i], "', must be empty");
+    if (!slices[i].empty() && slice_specs == nullptr) {
+      return errors::Unimplemented("Saving slices is not supported: shape_and_slices[", i,
+                                   "] for '", given_names[i], "' is '", slices[i],
+                                   "', must be empty");
     }
     if ((*names)[i].empty()) return errors::InvalidArgument("tensor_names[", i, "] is empty");
   }
@@ -66,6 +71,109 @@ Status CreateParentDirectories(const std::string& path) {
                                                  : errors::PermissionDenied(message);
     }
   }
+  return Status::OK();
+}
+
+// A shape_and_slices spec as TensorFlow writes it: the full shape's dims,
+// then the slice, one "start,length" (or "-" for all) per dim, joined by
+// ':' ("5 3 0,2:-" is rows 0 and 1 of a 5x3 tensor).
+struct SliceSpec {
+  std::vector<int64_t> full_dims;
+  std::vector<int64_t> starts, lengths;
+};
+
+bool ParseInt64(const std::string& text, int64_t* value) {
+  if (text.empty() || text.size() > 18) return false;
+  int64_t result = 0;
+  size_t at = text[0] == '-' ? 1 : 0;
+  if (at == text.size()) return false;
+  for (; at < text.size(); ++at) {
+    if (text[at] < '0' || text[at] > '9') return false;
+    result = result * 10 + (text[at] - '0');
+  }
+  *value = text[0] == '-' ? -result : result;
+  return true;
+}
+
+std::vector<std::string> Split(const std::string& text, char separator) {
+  std::vector<std::string> pieces(1);
+  for (char c : text) {
+    if (c == separator) {
+      pieces.emplace_back();
+    } else {
+      pieces.back().push_back(c);
+    }
+  }
+  return pieces;
+}
+
+Status ParseSliceSpec(const std::string& text, SliceSpec* spec) {
+  auto bad = [&](const char* why) {
+    return errors::InvalidArgument("Invalid shape_and_slice spec '", text, "': ", why);
+  };
+  std::vector<std::string> fields = Split(text, ' ');
+  if (fields.size() < 2) return bad("expected the shape's dims and a slice");
+  const std::string slice = fields.back();
+  fields.pop_back();
+  for (const std::string& field : fields) {
+    int64_t dim = 0;
+    if (!ParseInt64(field, &dim) || dim < 0) return bad("a dim is not a non-negative integer");
+    spec->full_dims.push_back(dim);
+  }
+  const std::vector<std::string> extents = Split(slice, ':');
+  if (extents.size() != spec->full_dims.size()) return bad("the slice's rank differs");
+  for (size_t d = 0; d < extents.size(); ++d) {
+    int64_t start = 0, length = spec->full_dims[d];
+    if (extents[d] != "-") {
+      const std::vector<std::string> parts = Split(extents[d], ',');
+      if (parts.size() != 2 || !ParseInt64(parts[0], &start) ||
+          (parts[1] != "-" && !ParseInt64(parts[1], &length))) {
+        return bad("an extent is not 'start,length' or '-'");
+      }
+      if (parts[1] == "-") length = spec->full_dims[d] - start;
+    }
+    if (start < 0 || length < 0 || start > spec->full_dims[d] ||
+        length > spec->full_dims[d] - start) {
+      return bad("an extent lies outside the shape");
+    }
+    spec->starts.push_back(start);
+    spec->lengths.push_back(length);
+  }
+  return Status::OK();
+}
+
+// The part of `full` that `spec` selects, after checking that the stored
+// shape is the spec's.
+Status ExtractSlice(const std::string& name, const Tensor& full, const SliceSpec& spec,
+                    Tensor* out) {
+  const int rank = full.dims();
+  bool same_shape = rank == static_cast<int>(spec.full_dims.size());
+  for (int d = 0; same_shape && d < rank; ++d) same_shape = full.dim_size(d) == spec.full_dims[d];
+  if (!same_shape) {
+    TensorShape wanted;
+    TW_RETURN_IF_ERROR(TensorShape::Build(spec.full_dims, &wanted));
+    return errors::InvalidArgument(
+        "tensor_name = ", name, "; shape in shape_and_slice spec ", wanted.DebugString(),
+        " does not match the shape stored in checkpoint: ", full.shape().DebugString());
+  }
+  TensorShape shape;
+  TW_RETURN_IF_ERROR(TensorShape::Build(spec.lengths, &shape));
+  Tensor slice;
+  TW_RETURN_IF_ERROR(Tensor::Allocate(full.dtype(), shape, &slice));
+  const size_t element_size = DataTypeSize(full.dtype());
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < slice.NumElements(); ++i) {
+    int64_t source = 0;
+    for (int d = 0; d < rank; ++d) source = source * full.dim_size(d) + spec.starts[d] + index[d];
+    if (full.dtype() == DT_STRING) {
+      slice.data<std::string>()[i] = full.data<std::string>()[source];
+    } else {
+      std::memcpy(static_cast<char*>(slice.raw_data()) + i * element_size,
+                  static_cast<const char*>(full.raw_data()) + source * element_size, element_size);
+    }
+    for (int d = rank - 1; d >= 0 && ++index[d] == spec.lengths[d]; --d) index[d] = 0;
+  }
+  *out = std::move(slice);
   return Status::OK();
 }
 
@@ -96,13 +204,21 @@ class RestoreV2Op : public OpKernel {
     const int64_t count = ctx->num_outputs();
     std::string prefix;
     std::vector<std::string> names;
-    OP_REQUIRES_OK(ctx, ReadNameInputs(ctx, count, &prefix, &names));
+    std::vector<std::string> slice_specs;
+    OP_REQUIRES_OK(ctx, ReadNameInputs(ctx, count, &prefix, &names, &slice_specs));
+    std::vector<SliceSpec> slices(count);
+    for (int64_t i = 0; i < count; ++i) {
+      if (!slice_specs[i].empty()) OP_REQUIRES_OK(ctx, ParseSliceSpec(slice_specs[i], &slices[i]));
+    }
     std::unique_ptr<CheckpointReader> reader;
     OP_REQUIRES_OK(ctx, CheckpointReader::OpenCheckpoint(
                             prefix, CheckpointReader::Verify::kWholeFile, &reader));
     for (int64_t i = 0; i < count; ++i) {
       Tensor value;
       OP_REQUIRES_OK(ctx, reader->Read(names[i], ctx->expected_output_dtype(i), &value));
+      // A slice is cut from the whole tensor, which the file's size bounds.
+      if (!slice_specs[i].empty())
+        OP_REQUIRES_OK(ctx, ExtractSlice(names[i], value, slices[i], &value));
       ctx->set_output(i, std::move(value));
     }
   }

@@ -2,8 +2,8 @@
 // MergeV2Checkpoints and the shard-name helpers ShardedFilename and
 // ShardedFilespec. SaveV2 writes TensorFlow's V2 format ("<prefix>.index"
 // and "<prefix>.data-00000-of-00001"); RestoreV2 also reads tensorweave's
-// older "<prefix>.twckpt" files (docs/checkpoint_format.md). Slices
-// (non-empty shape_and_slices) are UNIMPLEMENTED.
+// older "<prefix>.twckpt" files (docs/checkpoint_format.md) and restores
+// slices ("5 3 0,2:-"); saving slices is UNIMPLEMENTED.
 #include "runtime/framework/op_def.h"
 #include "runtime/framework/shape_inference.h"
 

@@ -108,3 +108,24 @@ def test_partitioned_variables_restore_whole(tmp_path):
         restored = sess.run(variables)
     for name, value in values.items():
         assert same_value(restored[name], value), name
+
+
+def test_restore_v2_cuts_partitions_as_tensorflows_saver_asks_for_them():
+    # TensorFlow's Saver restores each partition of a partitioned variable
+    # with a shape_and_slices spec ("<full shape> <start,length:...>").
+    prefix = str(FIXTURES / "tf_checkpoint_partitioned" / "partitioned-1")
+    value = partitioned_values()["part/r"][0]
+    graph = tf.get_default_graph()
+    restored = graph.create_op(
+        "RestoreV2",
+        [
+            tf.constant(prefix),
+            tf.constant(["part/r", "part/r"]),
+            tf.constant(["200 3 0,67:-", "200 3 133,67:1,2"]),
+        ],
+        attrs={"dtypes": [tf.int64, tf.int64]},
+    ).outputs
+    with tf.Session() as sess:
+        first, last = sess.run(restored)
+    np.testing.assert_array_equal(first, value[:67])
+    np.testing.assert_array_equal(last, value[133:, 1:])

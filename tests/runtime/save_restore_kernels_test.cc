@@ -54,7 +54,7 @@ TEST(CheckpointKernels, BadInputsAndBadFiles) {
   KernelRunner save(SaveNode({DT_FLOAT}));
   ExpectError(save.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
                             Vector<std::string>({"2 0,1"}), Vector<float>({1, 2})}),
-              Code::UNIMPLEMENTED, "slices is not supported");
+              Code::UNIMPLEMENTED, "Saving slices is not supported");
   ExpectError(save.Compute({Vector<std::string>({prefix}), Vector<std::string>({"w"}),
                             Vector<std::string>({""}), Vector<float>({1})}),
               Code::INVALID_ARGUMENT, "prefix must be a scalar");
@@ -88,9 +88,10 @@ TEST(CheckpointKernels, BadInputsAndBadFiles) {
   ExpectError(restore_int.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
                                    Vector<std::string>({""})}),
               Code::INVALID_ARGUMENT, "expected dtype int32 does not equal original dtype float");
-  ExpectError(restore.Compute({Scalar<std::string>(prefix), Vector<std::string>({"w"}),
-                               Vector<std::string>({"1 0,1"})}),
-              Code::UNIMPLEMENTED, "slices is not supported");
+  // A slice of a one-element tensor is that element.
+  TW_ASSERT_OK(restore.Compute(
+      {Scalar<std::string>(prefix), Vector<std::string>({"w"}), Vector<std::string>({"1 0,1"})}));
+  ExpectValues<float>(restore.output(0), {1}, {1});
 }
 
 TEST(CheckpointKernels, ShapeFunctionsCheckRanksAndCounts) {
@@ -105,6 +106,36 @@ TEST(CheckpointKernels, ShapeFunctionsCheckRanksAndCounts) {
   ExpectError(InferShapes(SaveNode({DT_FLOAT}),
                           {Partial({1}), Partial({1}), Partial({1}), Partial({3})}, {}, &outputs),
               Code::INVALID_ARGUMENT, "rank");
+}
+
+TEST(CheckpointKernels, RestoreCutsTheSlicesAShapeAndSliceSpecAsksFor) {
+  const std::string prefix = MakeTempDir() + "/m";
+  KernelRunner save(SaveNode({DT_FLOAT, DT_STRING}));
+  std::vector<float> grid(15);
+  for (int i = 0; i < 15; ++i) grid[i] = i;
+  TW_ASSERT_OK(save.Compute({Scalar<std::string>(prefix), Vector<std::string>({"g", "s"}),
+                             Vector<std::string>({"", ""}), MakeTensor<float>({5, 3}, grid),
+                             Vector<std::string>({"a", "b", "c", "d"})}));
+  KernelRunner restore(RestoreNode({DT_FLOAT, DT_STRING}));
+  auto run = [&](const std::string& grid_spec, const std::string& strings_spec) {
+    return restore.Compute({Scalar<std::string>(prefix), Vector<std::string>({"g", "s"}),
+                            Vector<std::string>({grid_spec, strings_spec})});
+  };
+  TW_ASSERT_OK(run("5 3 1,2:0,2", "4 2,2"));
+  ExpectValues<float>(restore.output(0), {2, 2}, {3, 4, 6, 7});
+  EXPECT_EQ(Values<std::string>(restore.output(1)), (std::vector<std::string>{"c", "d"}));
+  TW_ASSERT_OK(run("5 3 -:2,1", "4 -"));
+  ExpectValues<float>(restore.output(0), {5, 1}, {2, 5, 8, 11, 14});
+  EXPECT_EQ(restore.output(1).NumElements(), 4);
+  TW_ASSERT_OK(run("5 3 4,1:-", ""));
+  ExpectValues<float>(restore.output(0), {1, 3}, {12, 13, 14});
+  ExpectError(run("5 4 -:-", ""), Code::INVALID_ARGUMENT,
+              "shape in shape_and_slice spec [5,4] does not match the shape stored in "
+              "checkpoint: [5,3]");
+  for (const std::string& bad : {"5 3", "5 3 0,6:-", "5 3 -", "5 x -:-", "5 3 a,1:-", "-1 3 -:-",
+                                 "5 3 -1,2:-", "99999999999999999999 3 -:-"}) {
+    ExpectError(run(bad, ""), Code::INVALID_ARGUMENT, "Invalid shape_and_slice spec");
+  }
 }
 
 TEST(CheckpointKernels, RestoreReadsTheOlderFormatToo) {
