@@ -1430,6 +1430,45 @@ TF_CAPI_EXPORT extern void TW_DeleteRecordReader(TW_RecordReader* reader);
  * element, and the functions of TensorFlow's tf_tstring.h. ---- */
 #include "tf_tstring.h"
 
+/* ---- SavedModel (TensorFlow's SavedModel directories) ---------------------
+ *
+ *   const char* tags[] = {"serve"};
+ *   TF_Graph* graph = TF_NewGraph();
+ *   TF_Buffer* meta_graph = TF_NewBuffer();        (optional: NULL skips it)
+ *   TF_Session* session = TF_LoadSessionFromSavedModel(
+ *       options, NULL, "export/1", tags, 1, graph, meta_graph, status);
+ *   ... look up the signature's tensors with TF_GraphOperationByName(graph, ...)
+ *   ... and run them with TF_SessionRun(session, ...)
+ *   TF_DeleteSession(session, status); TF_DeleteGraph(graph); TF_DeleteBuffer(meta_graph);
+ *
+ * A SavedModel directory (written by tf.saved_model.builder or simple_save,
+ * in TensorFlow or tensorweave) holds saved_model.pb, the checkpoint
+ * variables/variables and the assets/ directory. */
+
+/* Loads the meta graph of `export_dir` whose tags are exactly the set
+ * `tags[0, tags_len)` into a new session: creates the session over its
+ * graph (with `session_options`), runs the saver's restore op with the
+ * variables' checkpoint fed, then the init op (main op or legacy init op)
+ * with each asset tensor fed its file's path; `run_options` (a serialized
+ * RunOptions, or NULL) applies to those runs. The same graph is imported
+ * into `graph`, which must be empty, so its operations can be found by name
+ * and run with TF_SessionRun. When `meta_graph_def` is not NULL it must be
+ * empty and receives the serialized MetaGraphDef (its signature_def map
+ * names the tensors to feed and fetch).
+ * On success returns a new session, freed with TF_DeleteSession (`graph`
+ * then lives until both are deleted, as for TF_NewSession). On failure
+ * returns NULL and `graph` is unchanged: TF_INVALID_ARGUMENT for a graph
+ * that is not empty, a non-empty `meta_graph_def` buffer, unparseable
+ * `run_options` or a NULL argument; TF_NOT_FOUND for a directory without
+ * saved_model.pb(txt) or with no meta graph of these tags; TF_DATA_LOSS for
+ * a saved_model.pb that does not parse; and the restore or init op's own
+ * error (TF_NOT_FOUND for a missing checkpoint, say). The caller keeps every
+ * argument. */
+TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
+    const TF_SessionOptions* session_options, const TF_Buffer* run_options, const char* export_dir,
+    const char* const* tags, int tags_len, TF_Graph* graph, TF_Buffer* meta_graph_def,
+    TF_Status* status);
+
 #ifdef __cplusplus
 } /* end extern "C" */
 #endif

@@ -107,6 +107,7 @@ _API_NAMESPACES = (
     "summary",
     "io",
     "python_io",
+    "saved_model",
 )
 for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")

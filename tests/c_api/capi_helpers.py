@@ -105,6 +105,9 @@ def proto_classes(repo, workdir):
         "RunOptions",
         "CallableOptions",
         "ResourceHandleProto",
+        "SavedModel",
+        "MetaGraphDef",
+        "AssetFileDef",
     ]
     return types.SimpleNamespace(**{n: classes[f"tensorweave.{n}"] for n in names})
 

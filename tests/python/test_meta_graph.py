@@ -123,9 +123,17 @@ def test_meta_graph_def_round_trips_through_the_generated_classes(tmp_path):
     assert [op.name for op in reparsed.meta_info_def.stripped_op_list.op] == ["Placeholder", "Op"]
     assert reparsed.SerializeToString().endswith(b"\x3a\x00")
 
-    # A .meta file made from the proto imports like one a Saver wrote.
+    # A .meta file made from the proto imports like one a Saver wrote, and
+    # its collections come back (a node list names tensors of the graph, so
+    # the one naming "loss:0", which this graph lacks, goes).
     path = tmp_path / "graph.meta"
     meta.ClearField("saver_def")
+    meta.collection_def["summaries"].node_list.value[:] = ["x:0"]
     path.write_bytes(meta.SerializeToString())
     assert tf.train.import_meta_graph(str(path), import_scope="m") is None
-    assert tf.get_default_graph().get_operation_by_name("m/x").type == "Placeholder"
+    graph = tf.get_default_graph()
+    assert graph.get_operation_by_name("m/x").type == "Placeholder"
+    assert graph.get_collection("summaries") == [graph.get_tensor_by_name("m/x:0")]
+    assert graph.get_collection("steps") == [1, -2, 1 << 40]
+    assert graph.get_collection("blobs") == [b"\x00\xff"]
+    assert graph.get_collection("anys") == [packed]
