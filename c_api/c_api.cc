@@ -446,15 +446,7 @@ void TF_Run(TF_DeprecatedSession* session, const TF_Buffer* run_options, const c
             TF_Tensor** inputs, int ninputs, const char** output_names, TF_Tensor** outputs,
             int noutputs, const char** target_names, int ntargets, TF_Buffer* run_metadata,
             TF_Status* status) {
-  // TF_Run owns the inputs from here on, whatever happens.
-  OwnedTensors owned_inputs;
-  for (int i = 0; i < ninputs; ++i) {
-    try {
-      owned_inputs.tensors.push_back(inputs[i]);
-    } catch (...) {
-      TF_DeleteTensor(inputs[i]);
-    }
-  }
+  // The inputs stay the caller's, as in TensorFlow 1.15 and 2.x.
   for (int i = 0; i < noutputs; ++i) outputs[i] = nullptr;
   c_api::GuardVoid(status, [&] {
     c_api::Set(status, DeprecatedRun(session, run_options, input_names, inputs, ninputs,

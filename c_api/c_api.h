@@ -1184,10 +1184,10 @@ TF_CAPI_EXPORT extern void TF_ExtendGraph(TF_DeprecatedSession* session, const v
  * strings.
  *   input_names, inputs, ninputs
  *                  in   feed `inputs[i]` into the tensor named
- *                       `input_names[i]`. OWNERSHIP: whatever the outcome,
- *                       TF_Run takes the input tensors and deletes them
- *                       itself (as TensorFlow 1.x did); the caller must not
- *                       use or delete them afterwards.
+ *                       `input_names[i]`. The caller keeps the input
+ *                       tensors and deletes them, whatever the outcome (as
+ *                       in TensorFlow 1.15 and 2.x; TensorFlow 1.0 took
+ *                       them, and a program written for that leaks here).
  *   output_names, outputs, noutputs
  *                  in/out  fetch the tensors named `output_names[i]` into
  *                       `outputs[i]` (caller-allocated array); on success each

@@ -282,12 +282,10 @@ void TF_OperationGetAttrShape(TF_Operation* oper, const char* attr_name, int64_t
     const AttrValue* attr = nullptr;
     Status found = FindAttrOfKind(oper, attr_name, AttrValue::kShape, "shape", &attr);
     if (!found.ok()) return c_api::Set(status, std::move(found));
-    const int64_t rank = ShapeRank(attr->shape());
-    if (rank != num_dims) {
-      return c_api::Set(status, errors::InvalidArgument("Attr '", attr_name, "' has rank ", rank,
-                                                        ", but num_dims is ", num_dims));
-    }
-    for (int i = 0; i < num_dims; ++i) value[i] = attr->shape().dim(i).size();
+    // As TensorFlow: the dims that fit in `num_dims` (none for an unknown
+    // rank); TF_OperationGetAttrMetadata gives the rank to size `value`.
+    const int copied = static_cast<int>(std::min<int64_t>(ShapeRank(attr->shape()), num_dims));
+    for (int i = 0; i < copied; ++i) value[i] = attr->shape().dim(i).size();
     c_api::Set(status, Status::OK());
   });
 }
