@@ -237,11 +237,12 @@ void TF_DeleteStatus(TF_Status* s) { delete s; }
 void TF_SetStatus(TF_Status* s, TF_Code code, const char* msg) {
   c_api::GuardVoid(s, [&] {
     if (code == TF_OK) {
-      s->status = Status::OK();
+      c_api::Set(s, Status::OK());
     } else {
       const bool known = code > TF_OK && code <= TF_UNAUTHENTICATED;
-      s->status = Status(known ? static_cast<tensorweave::Code>(code) : tensorweave::Code::UNKNOWN,
-                         msg ? msg : "");
+      c_api::Set(s,
+                 Status(known ? static_cast<tensorweave::Code>(code) : tensorweave::Code::UNKNOWN,
+                        msg ? msg : ""));
     }
   });
 }

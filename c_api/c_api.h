@@ -113,6 +113,7 @@
 #ifndef TENSORWEAVE_C_API_C_API_H_
 #define TENSORWEAVE_C_API_C_API_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -170,6 +171,18 @@ typedef enum TF_DataType {
   TF_VARIANT = 21,
   TF_UINT32 = 22,
   TF_UINT64 = 23,
+  /* TensorFlow 2.x's narrow types: named so programs compile; the runtime
+   * holds no tensor of them (TF_DataTypeSize still gives TensorFlow's size). */
+  TF_FLOAT8_E5M2 = 24,
+  TF_FLOAT8_E4M3FN = 25,
+  TF_FLOAT8_E4M3FNUZ = 26,
+  TF_FLOAT8_E4M3B11FNUZ = 27,
+  TF_FLOAT8_E5M2FNUZ = 28,
+  TF_INT4 = 29,
+  TF_UINT4 = 30,
+  TF_INT2 = 31,
+  TF_UINT2 = 32,
+  TF_FLOAT4_E2M1FN = 33,
   /* Not types: these two make every int a valid TF_DataType value, so a
    * number outside the list above reaches the library as itself and is
    * refused there (TF_AllocateTensor returns NULL, TF_DataTypeSize 0). */
@@ -177,8 +190,10 @@ typedef enum TF_DataType {
   TF_DATA_TYPE_RANGE_MAX_ = 0x7FFFFFFF
 } TF_DataType;
 
-/* Bytes per element of `dt`; 0 for TF_STRING (variable length) and for types
- * this runtime cannot hold. */
+/* Bytes per element of `dt` in TensorFlow, also for the types this runtime
+ * cannot compute with (TF_COMPLEX64: 8, TF_QINT32: 4, TF_FLOAT8_*: 1, ...);
+ * 0 for TF_STRING (variable length), TF_RESOURCE, TF_VARIANT and numbers
+ * outside the enum. */
 TF_CAPI_EXPORT extern size_t TF_DataTypeSize(TF_DataType dt);
 
 /* ========================================================================== */
@@ -232,6 +247,27 @@ TF_CAPI_EXPORT extern TF_Code TF_GetCode(const TF_Status* s);
 /* The message held by `s`: "" when the code is TF_OK. The string belongs to
  * `s` and stays valid until `s` is next written or deleted. */
 TF_CAPI_EXPORT extern const char* TF_Message(const TF_Status* s);
+
+/* Attaches the string `value` under `key` to the non-OK status `s` (a key
+ * set again is replaced and moves to the end); nothing happens when `s` is
+ * OK. Any later change of the status drops every payload, as in TensorFlow. */
+TF_CAPI_EXPORT extern void TF_SetPayload(TF_Status* s, const char* key, const char* value);
+
+/* Called as visitor(key, value, capture) for each payload of `s`, in order. */
+typedef void (*TF_PayloadVisitor)(const char* key, const char* value, void* capture);
+
+/* Calls `visitor` once per payload of `s`; the strings are valid during the
+ * call only. */
+TF_CAPI_EXPORT extern void TF_ForEachPayload(const TF_Status* s, TF_PayloadVisitor visitor,
+                                             void* capture);
+
+/* Sets `s` from a system call's errno `error_code` as TensorFlow does: the
+ * code TensorFlow maps it to (ENOENT: TF_NOT_FOUND, EACCES:
+ * TF_PERMISSION_DENIED, ENOSPC: TF_RESOURCE_EXHAUSTED, ..., unmapped values
+ * such as EIO: TF_UNKNOWN) and the message "<context>; <strerror text>".
+ * errno 0 gives TF_OK. */
+TF_CAPI_EXPORT extern void TF_SetStatusFromIOError(TF_Status* s, int error_code,
+                                                   const char* context);
 
 /* ========================================================================== */
 /* Buffers: bytes handed across the API (serialized protos)                   */
@@ -328,6 +364,37 @@ TF_CAPI_EXPORT extern void* TF_TensorData(const TF_Tensor* t);
 
 /* The number of elements of `t`: the product of its dims (1 for a scalar). */
 TF_CAPI_EXPORT extern int64_t TF_TensorElementCount(const TF_Tensor* t);
+
+/* `t` itself when nothing else shares its memory (not a session's variable,
+ * not another tensor), so the caller may take it over; NULL otherwise (the
+ * caller copies instead). `t` stays the caller's either way. */
+TF_CAPI_EXPORT extern TF_Tensor* TF_TensorMaybeMove(TF_Tensor* t);
+
+/* Makes `to` share `from`'s memory as a tensor of `type` and dims
+ * `new_dims[0, num_new_dims)`. The byte counts must agree and both types
+ * must have a fixed size the runtime holds; otherwise TF_INVALID_ARGUMENT
+ * ("input and output shapes/data type sizes are not compatible") and `to`
+ * is unchanged. */
+TF_CAPI_EXPORT extern void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type,
+                                                TF_Tensor* to, const int64_t* new_dims,
+                                                int num_new_dims, TF_Status* status);
+
+/* Gives `tensor` the dims `dims[0, num_dims)`. Unlike TensorFlow, a shape
+ * whose element count differs from the tensor's (which its memory could not
+ * hold) is ignored. */
+TF_CAPI_EXPORT extern void TF_SetShape(TF_Tensor* tensor, const int64_t* dims, int num_dims);
+
+/* Whether TF_TensorData(t) is at a multiple of TF_TensorDefaultAlignment(). */
+TF_CAPI_EXPORT extern bool TF_TensorIsAligned(const TF_Tensor* t);
+
+/* The alignment of the memory TF_AllocateTensor gives: 64 bytes. */
+TF_CAPI_EXPORT extern size_t TF_TensorDefaultAlignment(void);
+
+/* Replaces the contents of `to` with the tensor the serialized TensorProto
+ * `from` holds. TF_INVALID_ARGUMENT (and `to` unchanged) when it does not
+ * parse or describe a valid tensor. */
+TF_CAPI_EXPORT extern void TF_TensorFromProto(const TF_Buffer* from, TF_Tensor* to,
+                                              TF_Status* status);
 
 /* ========================================================================== */
 /* String tensors                                                             */

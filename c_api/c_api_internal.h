@@ -9,6 +9,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "c_api/c_api.h"
@@ -24,6 +25,11 @@
 
 struct TF_Status {
   tensorweave::Status status;
+  // TF_SetPayload's (key, value) pairs in the order TensorFlow visits them:
+  // setting a key again moves it to the end. Every new status clears them,
+  // as replacing a TensorFlow Status drops its payloads (c_api::Set and
+  // TF_SetStatus).
+  std::vector<std::pair<std::string, std::string>> payloads;
 };
 
 // A TF_Tensor keeps the caller-visible bytes. For every type but TF_STRING
@@ -110,7 +116,9 @@ namespace tensorweave {
 namespace c_api {
 
 inline void Set(TF_Status* out, Status status) {
-  if (out != nullptr) out->status = std::move(status);
+  if (out == nullptr) return;
+  out->status = std::move(status);
+  out->payloads.clear();
 }
 
 // Runs `body`, turning any C++ exception into a status so none crosses the
