@@ -743,9 +743,9 @@ TF_CAPI_EXPORT extern void TF_OperationGetAttrBool(TF_Operation* oper, const cha
                                                    unsigned char* value, TF_Status* status);
 TF_CAPI_EXPORT extern void TF_OperationGetAttrType(TF_Operation* oper, const char* attr_name,
                                                    TF_DataType* value, TF_Status* status);
-/* Writes the dims of a shape attr into `value[0, num_dims)` (-1 for unknown
- * dims). `num_dims` must be the attr's rank as TF_OperationGetAttrMetadata
- * reports it (TF_INVALID_ARGUMENT otherwise). */
+/* Writes the first min(num_dims, rank) dims of a shape attr into `value`
+ * (-1 for unknown dims), as TensorFlow does; TF_OperationGetAttrMetadata
+ * gives the rank (-1, and nothing written, for an unknown rank). */
 TF_CAPI_EXPORT extern void TF_OperationGetAttrShape(TF_Operation* oper, const char* attr_name,
                                                     int64_t* value, int num_dims,
                                                     TF_Status* status);
@@ -758,6 +758,80 @@ TF_CAPI_EXPORT extern void TF_OperationGetAttrTensor(TF_Operation* oper, const c
 TF_CAPI_EXPORT extern void TF_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_name,
                                                          TF_Buffer* output_attr_value,
                                                          TF_Status* status);
+
+/* List attrs. Each copies the first min(max_values, list length) elements
+ * (TF_OperationGetAttrMetadata gives the length); an attr that is not a list
+ * of that kind gives TF_INVALID_ARGUMENT (an empty list is every kind). */
+
+/* Strings: their bytes go one after another into `storage[0, storage_size)`
+ * (no NULs); `values[i]` points at string i there and `lengths[i]` is its
+ * length. TF_INVALID_ARGUMENT when `storage` is too small (the sum of the
+ * lengths, TF_AttrMetadata.total_size, always fits). */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrStringList(TF_Operation* oper, const char* attr_name,
+                                                         void** values, size_t* lengths,
+                                                         int max_values, void* storage,
+                                                         size_t storage_size, TF_Status* status);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrIntList(TF_Operation* oper, const char* attr_name,
+                                                      int64_t* values, int max_values,
+                                                      TF_Status* status);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrFloatList(TF_Operation* oper, const char* attr_name,
+                                                        float* values, int max_values,
+                                                        TF_Status* status);
+/* Writes 1 for true, 0 for false. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrBoolList(TF_Operation* oper, const char* attr_name,
+                                                       unsigned char* values, int max_values,
+                                                       TF_Status* status);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTypeList(TF_Operation* oper, const char* attr_name,
+                                                       TF_DataType* values, int max_values,
+                                                       TF_Status* status);
+/* Shapes: `num_dims[i]` is shape i's rank (-1 when unknown, with `dims[i]`
+ * NULL); its dims go into `storage[0, storage_size)` one shape after another
+ * and `dims[i]` points at them. TF_INVALID_ARGUMENT when `storage` is too
+ * small (TF_AttrMetadata.total_size always fits). */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrShapeList(TF_Operation* oper, const char* attr_name,
+                                                        int64_t** dims, int* num_dims,
+                                                        int num_shapes, int64_t* storage,
+                                                        int storage_size, TF_Status* status);
+/* Tensors: `values[i]` gets a new tensor the caller frees with
+ * TF_DeleteTensor; on failure none is made. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTensorList(TF_Operation* oper, const char* attr_name,
+                                                         TF_Tensor** values, int max_values,
+                                                         TF_Status* status);
+/* A shape attr as a serialized TensorShapeProto in the empty buffer `value`. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTensorShapeProto(TF_Operation* oper,
+                                                               const char* attr_name,
+                                                               TF_Buffer* value, TF_Status* status);
+/* A list(shape) attr: `values[i]` gets a new buffer (freed by the caller with
+ * TF_DeleteBuffer) holding shape i as a serialized TensorShapeProto. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTensorShapeProtoList(TF_Operation* oper,
+                                                                   const char* attr_name,
+                                                                   TF_Buffer** values,
+                                                                   int max_values,
+                                                                   TF_Status* status);
+
+/* The number of attrs `oper` has (defaults included). Attr i, for i in
+ * [0, TF_OperationGetNumAttrs), is the i-th in name order (TensorFlow uses
+ * its map's order, which no program can rely on either). */
+TF_CAPI_EXPORT extern int TF_OperationGetNumAttrs(TF_Operation* oper);
+/* The length of attr i's name; -1 when i is out of range. */
+TF_CAPI_EXPORT extern int TF_OperationGetAttrNameLength(TF_Operation* oper, int i);
+/* Copies attr i's name into `output` (TF_OperationGetAttrNameLength bytes, no
+ * NUL added). TF_OUT_OF_RANGE when i is out of range. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrName(TF_Operation* oper, int i, char* output,
+                                                   TF_Status* status);
+
+/* How many tensors the input (output) arg `arg_name` of `oper`'s op stands
+ * for: 1 for a single tensor, N for "N * T" or a list(type) arg. An arg the
+ * op does not declare gives TF_INVALID_ARGUMENT and -1. */
+TF_CAPI_EXPORT extern int TF_OperationInputListLength(TF_Operation* oper, const char* arg_name,
+                                                      TF_Status* status);
+TF_CAPI_EXPORT extern int TF_OperationOutputListLength(TF_Operation* oper, const char* arg_name,
+                                                       TF_Status* status);
+
+/* Writes the first min(max_inputs, TF_OperationNumInputs) data inputs of
+ * `oper` (the outputs that feed them) into `inputs`. */
+TF_CAPI_EXPORT extern void TF_OperationAllInputs(TF_Operation* oper, TF_Output* inputs,
+                                                 int max_inputs);
 
 /* Fills the empty buffer `output_node_def` with the operation as a serialized
  * NodeDef (name, op, inputs, device, every attr including defaults). The

@@ -143,6 +143,13 @@ void GuardVoid(TF_Status* status, Body&& body) {
   });
 }
 
+// The attr `attr_name` of `oper`; INVALID_ARGUMENT when it has none.
+Status FindAttr(TF_Operation* oper, const char* attr_name, const AttrValue** value);
+// The attr, checked to hold a value of kind `expected` (`kind` names it in
+// the error).
+Status FindAttrOfKind(TF_Operation* oper, const char* attr_name, AttrValue::ValueCase expected,
+                      const char* kind, const AttrValue** value);
+
 // Tensors between the C API and the runtime. Both directions share the
 // buffer when they can (every type but strings, and only when the buffer is
 // not shared with the session on the way out).
