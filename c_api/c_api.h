@@ -922,6 +922,73 @@ TF_CAPI_EXPORT extern void TF_GraphImportGraphDefWithReturnOutputs(
     TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
     TF_Output* return_outputs, int num_return_outputs, TF_Status* status);
 
+/* Imported operations whose NodeDef names no device get `device` (copied;
+ * "" for none, the default). */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsSetDefaultDevice(TF_ImportGraphDefOptions* opts,
+                                                                    const char* device);
+
+/* When nonzero and no prefix is set, an imported node whose name the graph
+ * already has is renamed name_1 (or name_2, ..., the first free name) and
+ * the inputs, input mappings and return outputs naming it follow; when 0
+ * (the default) such a name is an error (TF_ALREADY_EXISTS). */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsSetUniquifyNames(TF_ImportGraphDefOptions* opts,
+                                                                    unsigned char uniquify_names);
+
+/* When nonzero, a prefix the graph already uses (as a node name or a scope)
+ * becomes prefix_1 (prefix_2, ...). */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsSetUniquifyPrefix(TF_ImportGraphDefOptions* opts,
+                                                                     unsigned char uniquify_prefix);
+
+/* Asks for the GraphDef's node `oper_name` back as an operation from
+ * TF_GraphImportGraphDefWithResults (`oper_name` copied). The import fails,
+ * adding nothing, unless the GraphDef has that node. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsAddReturnOperation(
+    TF_ImportGraphDefOptions* opts, const char* oper_name);
+
+/* How many return operations `opts` asks for (0 for NULL). */
+TF_CAPI_EXPORT extern int TF_ImportGraphDefOptionsNumReturnOperations(
+    const TF_ImportGraphDefOptions* opts);
+
+/* What an import with results produced; free with
+ * TF_DeleteImportGraphDefResults. The arrays the accessors below hand out
+ * belong to it. */
+typedef struct TF_ImportGraphDefResults TF_ImportGraphDefResults;
+
+/* TF_GraphImportGraphDef returning its results: NULL on failure (nothing
+ * added), else a new TF_ImportGraphDefResults the caller frees. */
+TF_CAPI_EXPORT extern TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResults(
+    TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
+    TF_Status* status);
+
+/* As TF_GraphImportGraphDefWithResults, but `graph_def->data` points at a
+ * GraphDef message object (the runtime's C++ class, tensorweave::GraphDef),
+ * not at its bytes, as in TensorFlow (where it is TensorFlow's class): for
+ * C++ callers built against this library only. */
+TF_CAPI_EXPORT extern TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResultsNoSerialization(
+    TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
+    TF_Status* status);
+
+/* The return outputs, one per TF_ImportGraphDefOptionsAddReturnOutput call:
+ * `*outputs` points at `*num_outputs` of them, owned by `results`. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsReturnOutputs(TF_ImportGraphDefResults* results,
+                                                                 int* num_outputs,
+                                                                 TF_Output** outputs);
+
+/* The return operations, one per TF_ImportGraphDefOptionsAddReturnOperation
+ * call, owned by `results`. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsReturnOperations(
+    TF_ImportGraphDefResults* results, int* num_opers, TF_Operation*** opers);
+
+/* The input mappings (TF_ImportGraphDefOptionsAddInputMapping) that no input
+ * of the GraphDef used: `(*src_names)[i]`, `(*src_indexes)[i]` for i below
+ * `*num_missing_unused_input_mappings`, owned by `results`. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsMissingUnusedInputMappings(
+    TF_ImportGraphDefResults* results, int* num_missing_unused_input_mappings,
+    const char*** src_names, int** src_indexes);
+
+/* Frees `results` and the arrays its accessors handed out. NULL is a no-op. */
+TF_CAPI_EXPORT extern void TF_DeleteImportGraphDefResults(TF_ImportGraphDefResults* results);
+
 /* ---- Functions ---- */
 
 /* A function: a FunctionDef (runtime/proto/function.proto, TensorFlow's

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -19,6 +20,7 @@
 #include "runtime/framework/tensor_shape.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/graph_def_import.h"
+#include "runtime/graph/import_graph_def_extras.h"
 #include "runtime/graph/node_builder.h"
 #include "runtime/graph/shape_refiner.h"
 #include "tensorweave/proto/function.pb.h"
@@ -93,6 +95,17 @@ struct TF_Function {
 
 struct TF_ImportGraphDefOptions {
   tensorweave::ImportGraphDefOptions options;
+  tensorweave::ImportGraphDefExtras extras;  // default device, uniquify, return operations
+};
+
+// What TF_GraphImportGraphDefWithResults returns; the arrays it hands out
+// point in here.
+struct TF_ImportGraphDefResults {
+  std::vector<TF_Output> return_outputs;
+  std::vector<TF_Operation*> return_operations;
+  std::vector<std::string> missing_unused_names;
+  std::vector<const char*> missing_unused_name_pointers;  // into missing_unused_names
+  std::vector<int> missing_unused_indexes;
 };
 
 struct TF_Session {
