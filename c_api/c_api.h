@@ -606,6 +606,21 @@ TF_CAPI_EXPORT extern void TF_SetAttrValueProto(TF_OperationDescription* desc,
                                                 const char* attr_name, const void* proto,
                                                 size_t proto_len, TF_Status* status);
 
+/* Sets attr `attr_name` to a placeholder naming the attr `placeholder` of an
+ * enclosing function (for operations inside a function body). */
+TF_CAPI_EXPORT extern void TF_SetAttrPlaceholder(TF_OperationDescription* desc,
+                                                 const char* attr_name, const char* placeholder);
+
+/* Sets the func attr `attr_name` to the function named `value[0, length)`,
+ * with no attrs of its own. */
+TF_CAPI_EXPORT extern void TF_SetAttrFuncName(TF_OperationDescription* desc, const char* attr_name,
+                                              const char* value, size_t length);
+
+/* Asks for the operation to be placed with `op`: TF_FinishOperation gives it
+ * the "_class" attr listing "loc:@<name of op>" for every such call, sorted
+ * (replacing a "_class" set directly), as TensorFlow does. */
+TF_CAPI_EXPORT extern void TF_ColocateWith(TF_OperationDescription* desc, TF_Operation* op);
+
 /* Checks the description against its op (the op type exists, the name is new,
  * attributes and inputs match the op's declaration; type and length attrs
  * not set are taken from the inputs), runs the op's shape inference with the
@@ -616,6 +631,16 @@ TF_CAPI_EXPORT extern void TF_SetAttrValueProto(TF_OperationDescription* desc,
  * Either way `desc` is freed and must not be used again. */
 TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperation(TF_OperationDescription* desc,
                                                        TF_Status* status);
+
+/* TF_NewOperation and TF_FinishOperation for callers that already hold the
+ * graph's lock (TensorFlow's Python binding). No C program can hold it, so
+ * C programs use the unlocked forms; TF_FinishOperationLocked adds the
+ * operation without taking the lock. */
+TF_CAPI_EXPORT extern TF_OperationDescription* TF_NewOperationLocked(TF_Graph* graph,
+                                                                     const char* op_type,
+                                                                     const char* oper_name);
+TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperationLocked(TF_OperationDescription* desc,
+                                                             TF_Status* status);
 
 /* Update edge, switch input/ output in a node: input `dst` of an operation
  * already in the graph takes `new_src` instead of what it took so far. This
@@ -857,6 +882,26 @@ TF_CAPI_EXPORT extern TF_Operation* TF_GraphNextOperation(TF_Graph* graph, size_
  * buffer with TF_DeleteBuffer. */
 TF_CAPI_EXPORT extern void TF_GraphToGraphDef(TF_Graph* graph, TF_Buffer* output_graph_def,
                                               TF_Status* status);
+
+/* Fills the empty buffer `output_op_def` with the serialized OpDef of the op
+ * (or function of the graph) named `op_name`; TF_NOT_FOUND when there is
+ * none. */
+TF_CAPI_EXPORT extern void TF_GraphGetOpDef(TF_Graph* graph, const char* op_name,
+                                            TF_Buffer* output_op_def, TF_Status* status);
+
+/* Fills the empty buffer `output_version_def` with the graph's serialized
+ * VersionDef (producer, min_consumer). */
+TF_CAPI_EXPORT extern void TF_GraphVersions(TF_Graph* graph, TF_Buffer* output_version_def,
+                                            TF_Status* status);
+
+/* Evaluates `output` when its value depends on no feed and no state (Consts
+ * and stateless ops over them): returns 1 and sets `*result` to a new tensor
+ * the caller frees. Returns 0 with `*result` NULL when the value is not
+ * constant (a placeholder, a variable, a random op or v1 control flow among
+ * its ancestors, or more than 1000 of them), TF_OK either way; an error of
+ * the evaluation itself is reported in `status` (0 returned). */
+TF_CAPI_EXPORT extern unsigned char TF_TryEvaluateConstant(TF_Graph* graph, TF_Output output,
+                                                           TF_Tensor** result, TF_Status* status);
 
 /* ---- Importing a GraphDef ---- */
 
@@ -1241,6 +1286,11 @@ TF_CAPI_EXPORT extern void TF_CloseSession(TF_Session* session, TF_Status* statu
 /* Frees `session` (closing it first if needed) and releases its hold on its
  * graph. NULL is a no-op; `status` reports an error from the implicit close. */
 TF_CAPI_EXPORT extern void TF_DeleteSession(TF_Session* session, TF_Status* status);
+
+/* Sends the operations added to the session's graph since its last run to
+ * the session now (TF_SessionRun does it anyway; this reports the errors of
+ * that step on its own). */
+TF_CAPI_EXPORT extern void TF_ExtendSession(TF_Session* session, TF_Status* status);
 
 /* Counters of one session, for tests and benchmarks (a tensorweave
  * addition). */

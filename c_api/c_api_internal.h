@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,9 @@ struct TF_OperationDescription {
   // The first error a setter without a TF_Status met; TF_FinishOperation
   // reports it.
   tensorweave::Status status;
+  // "loc:@<op>" for each TF_ColocateWith; TF_FinishOperation sets them, sorted,
+  // as the "_class" attr (replacing one set directly, as in TensorFlow).
+  std::set<std::string> colocation_constraints;
 };
 
 // A function the caller holds: a FunctionDef, copied in and out.

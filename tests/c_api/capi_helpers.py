@@ -92,8 +92,12 @@ def proto_classes(repo, workdir):
         "RunOptions",
         "CallableOptions",
         "ResourceHandleProto",
+        "VersionDef",
     ]
-    return types.SimpleNamespace(**{n: classes[f"tensorweave.{n}"] for n in names})
+    found = {n: classes[f"tensorweave.{n}"] for n in names}
+    # The OpDef messages live in package tensorweave.proto.
+    found.update({n: classes[f"tensorweave.proto.{n}"] for n in ("OpDef", "OpList")})
+    return types.SimpleNamespace(**found)
 
 
 class CApiError(Exception):
