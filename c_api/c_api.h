@@ -1226,6 +1226,47 @@ TF_CAPI_EXPORT extern void TF_DeleteFunction(TF_Function* func);
  * with TF_DeleteBuffer. Returns NULL only when out of memory. */
 TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllOpList(void);
 
+/* ---- Op libraries, kernels, log listeners, filesystem plugins ---- */
+
+/* A shared library of ops loaded by TF_LoadLibrary. */
+typedef struct TF_Library TF_Library;
+
+/* Loads the shared library `library_filename`, whose static initializers
+ * register ops and kernels with this runtime (a library built against
+ * TensorFlow's C++ framework cannot register here). Returns a handle the
+ * caller frees with TF_DeleteLibraryHandle (the library itself stays loaded,
+ * as in TensorFlow), or NULL: TF_NOT_FOUND with the loader's message when
+ * the file cannot be loaded. Loading the same name again returns a handle
+ * with the same op list. */
+TF_CAPI_EXPORT extern TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status);
+
+/* The ops the library registered, as a serialized OpList. The bytes belong
+ * to `lib_handle` (no deallocator). */
+TF_CAPI_EXPORT extern TF_Buffer TF_GetOpList(TF_Library* lib_handle);
+
+/* Frees the handle, not the library. NULL is a no-op. */
+TF_CAPI_EXPORT extern void TF_DeleteLibraryHandle(TF_Library* lib_handle);
+
+/* Every registered kernel as a serialized KernelList
+ * (runtime/proto/kernel_def.proto, TensorFlow's fields), in a new buffer the
+ * caller frees with TF_DeleteBuffer. */
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllRegisteredKernels(TF_Status* status);
+
+/* The kernels of the op `name` (an empty list for an op without kernels or
+ * an unknown op, as in TensorFlow). */
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetRegisteredKernelsForOp(const char* name, TF_Status* status);
+
+/* Adds `listener`, called with the text of every message the runtime logs
+ * (the Print op's lines, PrintV2 to a log(...) stream) from whatever thread
+ * logs it; it cannot be removed. */
+TF_CAPI_EXPORT extern void TF_RegisterLogListener(void (*listener)(const char*));
+
+/* TensorFlow loads a filesystem plugin here; this runtime has no filesystem
+ * layer to plug it into (it reads local paths only), so this always gives
+ * TF_UNIMPLEMENTED. */
+TF_CAPI_EXPORT extern void TF_RegisterFilesystemPlugin(const char* plugin_filename,
+                                                       TF_Status* status);
+
 /* ========================================================================== */
 /* Sessions                                                                   */
 /* ========================================================================== */

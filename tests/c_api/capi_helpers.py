@@ -93,6 +93,7 @@ def proto_classes(repo, workdir):
         "CallableOptions",
         "ResourceHandleProto",
         "VersionDef",
+        "KernelList",
     ]
     found = {n: classes[f"tensorweave.{n}"] for n in names}
     # The OpDef messages live in package tensorweave.proto.
