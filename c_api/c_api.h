@@ -657,6 +657,22 @@ TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperationLocked(TF_OperationDescrip
 TF_CAPI_EXPORT extern void TF_UpdateEdge(TF_Graph* graph, TF_Output new_src, TF_Input dst,
                                          TF_Status* status);
 
+/* Changing operations already in the graph (TensorFlow's Python binding
+ * uses these). A session that already received the operation does not see
+ * the change. */
+
+/* Makes `op` run after `input` (a control input; an existing one is not
+ * added twice). */
+TF_CAPI_EXPORT extern void TF_AddOperationControlInput(TF_Graph* graph, TF_Operation* op,
+                                                       TF_Operation* input);
+
+/* Removes every control input of `op`. */
+TF_CAPI_EXPORT extern void TF_RemoveAllControlInputs(TF_Graph* graph, TF_Operation* op);
+
+/* Sets the device `op` asks for (TF_OperationDevice), "" for none. */
+TF_CAPI_EXPORT extern void TF_SetRequestedDevice(TF_Graph* graph, TF_Operation* op,
+                                                 const char* device);
+
 /* ---- Inspecting operations. Returned strings belong to the graph. ---- */
 
 /* The operation's name, e.g. "dense/MatMul". */
