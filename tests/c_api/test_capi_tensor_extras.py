@@ -2,6 +2,7 @@
 TF_SetShape, alignment and TF_TensorFromProto."""
 
 import numpy as np
+import pytest
 from capi_helpers import CODES, TF_FLOAT, TF_INT32
 
 
@@ -48,7 +49,8 @@ def test_TF_SetShape(api, lib):
     assert api.take(t).tolist() == [[0, 1], [2, 3], [4, 5]]
 
 
-def test_TF_TensorIsAligned_and_TF_TensorDefaultAlignment(api, lib):
+@pytest.mark.covers("TF_TensorDefaultAlignment")
+def test_TF_TensorIsAligned(api, lib):
     assert lib.TF_TensorDefaultAlignment() == 64
     t = api.tensor(np.zeros(3, np.float32))
     assert lib.TF_TensorIsAligned(t)
