@@ -147,7 +147,7 @@ $(RUNTIME_TEST_BIN): $(RUNTIME_TEST_OBJS) $(LIB)
 	$(CXX) $(SANITIZE) $(RUNTIME_TEST_OBJS) -o $@ -L$(BUILD)/lib -ltensorweave \
 	    -Wl,-rpath,$(abspath $(BUILD)/lib) -lgtest -lgtest_main $(LDLIBS)
 
-$(BUILD)/tests/c/%: tests/c/%.c $(wildcard tests/c/*.h) c_api/c_api.h $(LIB) $(C_API_BUILD_HEADERS)
+$(BUILD)/tests/c/%: tests/c/%.c $(wildcard tests/c/*.h) c_api/c_api.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -std=c99 -Wall -Werror -I. -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib \
 	    -ltensorweave -Wl,-rpath,$(abspath $(BUILD)/lib)
@@ -189,6 +189,8 @@ C_API_PKGCONFIG      := $(BUILD)/lib/pkgconfig/tensorweave.pc $(BUILD)/lib/pkgco
 .PHONY: headers install
 headers: $(C_API_BUILD_HEADERS) $(C_API_PKGCONFIG)
 lib: headers
+# The C test programs include <tensorflow/c/c_api.h> from $(BUILD)/include.
+$(C_TEST_BINS): $(C_API_BUILD_HEADERS)
 
 $(BUILD)/include/tensorflow/c/%.h: c_api/%.h
 	@mkdir -p $(dir $@)
