@@ -153,7 +153,7 @@ $(RUNTIME_TEST_BIN): $(RUNTIME_TEST_OBJS) $(LIB)
 
 $(BUILD)/tests/c/%: tests/c/%.c $(wildcard tests/c/*.h) c_api/c_api.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANITIZE) -std=c99 -Wall -Werror -I. $< -o $@ -L$(BUILD)/lib \
+	$(CC) $(SANITIZE) -std=c99 -Wall -Werror -I. -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib \
 	    -ltensorweave -Wl,-rpath,$(abspath $(BUILD)/lib)
 
 $(BUILD)/tools/fuzz/%: tools/fuzz/%.cc $(FUZZ_COMMON_SRCS) $(wildcard tools/fuzz/*.h) $(LIB)
@@ -171,6 +171,48 @@ $(BUILD)/examples/%: examples/%.c c_api/c_api.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -Wall -Werror -I. $< -o $@ -L$(BUILD)/lib -ltensorweave \
 	    -Wl,-rpath,$(abspath $(BUILD)/lib)
+
+# ---- C API headers, pkg-config and install (issue 11 part 6, CAPI) ----
+# TensorFlow programs include <tensorflow/c/c_api.h> (and tf_tensor.h,
+# tf_status.h, ...): the build lays the headers out that way in
+# $(BUILD)/include, and `make install PREFIX=...` installs
+#   lib/libtensorweave.so, lib/libtensorflow.so -> libtensorweave.so
+#     (TensorFlow programs link with -ltensorflow; the symlink lets their
+#     build lines stay as they are),
+#   include/tensorflow/c/*.h,
+#   lib/pkgconfig/tensorweave.pc and tensorflow.pc (relocatable: both find
+#     the prefix from their own place through ${pcfiledir}).
+# tf_tstring.h comes from c_api/tf_tstring.h (the TF_TString part) when it
+# exists. docs/c_api_install.md says more.
+PREFIX               ?= /usr/local
+C_API_HEADER_NAMES   := c_api.h c_api_macros.h tf_datatype.h tf_status.h tf_buffer.h tf_tensor.h \
+                        $(notdir $(wildcard c_api/tf_tstring.h))
+C_API_BUILD_HEADERS  := $(addprefix $(BUILD)/include/tensorflow/c/,$(C_API_HEADER_NAMES))
+C_API_PKGCONFIG      := $(BUILD)/lib/pkgconfig/tensorweave.pc $(BUILD)/lib/pkgconfig/tensorflow.pc
+
+.PHONY: headers install
+headers: $(C_API_BUILD_HEADERS) $(C_API_PKGCONFIG)
+lib: headers
+# The C test programs include <tensorflow/c/c_api.h> from $(BUILD)/include.
+$(C_TEST_BINS): $(C_API_BUILD_HEADERS)
+
+$(BUILD)/include/tensorflow/c/%.h: c_api/%.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# The .pc files sit in <prefix>/lib/pkgconfig; the library in <prefix>/lib.
+$(BUILD)/lib/pkgconfig/%.pc: c_api/pkgconfig.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@NAME@|$*|' -e 's|@LIBRARY@|$(if $(filter tensorflow,$*),tensorflow,tensorweave)|' \
+	    -e 's|@PREFIX@|$${pcfiledir}/../..|' -e 's|@LIBDIR@|$${prefix}/lib|' $< > $@
+
+install: $(LIB) headers
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/tensorflow/c
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libtensorweave.so
+	ln -sf libtensorweave.so $(DESTDIR)$(PREFIX)/lib/libtensorflow.so
+	install -m 644 $(C_API_BUILD_HEADERS) $(DESTDIR)$(PREFIX)/include/tensorflow/c/
+	install -m 644 $(C_API_PKGCONFIG) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+# ---- end of the C API install block ----
 
 # The formatters' configs are the repo's .clang-format and ruff.toml; the
 # versions are pinned by tools/install_deps.sh so every machine agrees;

@@ -33,6 +33,7 @@ SWIG_DEPENDENCIES = [
     os.path.join("swig", "checkpoint_reader_helper.h"),
     os.path.join("swig", "py_func_helper.h"),
     os.path.join("c_api", "c_api.h"),
+    os.path.join("c_api", "pkgconfig.pc.in"),
 ]
 
 
@@ -102,6 +103,28 @@ class BuildExt(build_ext):
             target = os.path.join(self.build_lib, "tensorweave")
             os.makedirs(target, exist_ok=True)
             shutil.copyfile(os.path.join(ROOT, LIBRARY), os.path.join(target, "libtensorweave.so"))
+            copy_c_api_headers(target)
+
+
+def copy_c_api_headers(package):
+    """The wheel carries the C API as TensorFlow's wheel does: the headers in
+    tensorweave/include/tensorflow/c/ and a relocatable pkg-config file in
+    tensorweave/lib/pkgconfig/ whose library is the package's own copy, so
+    `PKG_CONFIG_PATH=$(python -c ...)/lib/pkgconfig pkg-config --cflags --libs
+    tensorweave` builds a TensorFlow C program against the installed wheel."""
+    _run(["make", "headers"])
+    headers = os.path.join(package, "include", "tensorflow", "c")
+    os.makedirs(headers, exist_ok=True)
+    for header in glob.glob(os.path.join(ROOT, "build", "include", "tensorflow", "c", "*.h")):
+        shutil.copyfile(header, os.path.join(headers, os.path.basename(header)))
+    pkgconfig = os.path.join(package, "lib", "pkgconfig")
+    os.makedirs(pkgconfig, exist_ok=True)
+    with open(os.path.join(ROOT, "c_api", "pkgconfig.pc.in")) as template:
+        text = template.read()
+    text = text.replace("@PREFIX@", "${pcfiledir}/../..").replace("@LIBDIR@", "${prefix}")
+    text = text.replace("@NAME@", "tensorweave").replace("@LIBRARY@", "tensorweave")
+    with open(os.path.join(pkgconfig, "tensorweave.pc"), "w") as out:
+        out.write(text)
 
 
 def link_library_in_place():

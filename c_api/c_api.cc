@@ -237,11 +237,12 @@ void TF_DeleteStatus(TF_Status* s) { delete s; }
 void TF_SetStatus(TF_Status* s, TF_Code code, const char* msg) {
   c_api::GuardVoid(s, [&] {
     if (code == TF_OK) {
-      s->status = Status::OK();
+      c_api::Set(s, Status::OK());
     } else {
       const bool known = code > TF_OK && code <= TF_UNAUTHENTICATED;
-      s->status = Status(known ? static_cast<tensorweave::Code>(code) : tensorweave::Code::UNKNOWN,
-                         msg ? msg : "");
+      c_api::Set(s,
+                 Status(known ? static_cast<tensorweave::Code>(code) : tensorweave::Code::UNKNOWN,
+                        msg ? msg : ""));
     }
   });
 }
@@ -446,15 +447,7 @@ void TF_Run(TF_DeprecatedSession* session, const TF_Buffer* run_options, const c
             TF_Tensor** inputs, int ninputs, const char** output_names, TF_Tensor** outputs,
             int noutputs, const char** target_names, int ntargets, TF_Buffer* run_metadata,
             TF_Status* status) {
-  // TF_Run owns the inputs from here on, whatever happens.
-  OwnedTensors owned_inputs;
-  for (int i = 0; i < ninputs; ++i) {
-    try {
-      owned_inputs.tensors.push_back(inputs[i]);
-    } catch (...) {
-      TF_DeleteTensor(inputs[i]);
-    }
-  }
+  // The inputs stay the caller's, as in TensorFlow 1.15 and 2.x.
   for (int i = 0; i < noutputs; ++i) outputs[i] = nullptr;
   c_api::GuardVoid(status, [&] {
     c_api::Set(status, DeprecatedRun(session, run_options, input_names, inputs, ninputs,

@@ -113,6 +113,7 @@
 #ifndef TENSORWEAVE_C_API_C_API_H_
 #define TENSORWEAVE_C_API_C_API_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -170,6 +171,18 @@ typedef enum TF_DataType {
   TF_VARIANT = 21,
   TF_UINT32 = 22,
   TF_UINT64 = 23,
+  /* TensorFlow 2.x's narrow types: named so programs compile; the runtime
+   * holds no tensor of them (TF_DataTypeSize still gives TensorFlow's size). */
+  TF_FLOAT8_E5M2 = 24,
+  TF_FLOAT8_E4M3FN = 25,
+  TF_FLOAT8_E4M3FNUZ = 26,
+  TF_FLOAT8_E4M3B11FNUZ = 27,
+  TF_FLOAT8_E5M2FNUZ = 28,
+  TF_INT4 = 29,
+  TF_UINT4 = 30,
+  TF_INT2 = 31,
+  TF_UINT2 = 32,
+  TF_FLOAT4_E2M1FN = 33,
   /* Not types: these two make every int a valid TF_DataType value, so a
    * number outside the list above reaches the library as itself and is
    * refused there (TF_AllocateTensor returns NULL, TF_DataTypeSize 0). */
@@ -177,8 +190,10 @@ typedef enum TF_DataType {
   TF_DATA_TYPE_RANGE_MAX_ = 0x7FFFFFFF
 } TF_DataType;
 
-/* Bytes per element of `dt`; 0 for TF_STRING (variable length) and for types
- * this runtime cannot hold. */
+/* Bytes per element of `dt` in TensorFlow, also for the types this runtime
+ * cannot compute with (TF_COMPLEX64: 8, TF_QINT32: 4, TF_FLOAT8_*: 1, ...);
+ * 0 for TF_STRING (variable length), TF_RESOURCE, TF_VARIANT and numbers
+ * outside the enum. */
 TF_CAPI_EXPORT extern size_t TF_DataTypeSize(TF_DataType dt);
 
 /* ========================================================================== */
@@ -232,6 +247,27 @@ TF_CAPI_EXPORT extern TF_Code TF_GetCode(const TF_Status* s);
 /* The message held by `s`: "" when the code is TF_OK. The string belongs to
  * `s` and stays valid until `s` is next written or deleted. */
 TF_CAPI_EXPORT extern const char* TF_Message(const TF_Status* s);
+
+/* Attaches the string `value` under `key` to the non-OK status `s` (a key
+ * set again is replaced and moves to the end); nothing happens when `s` is
+ * OK. Any later change of the status drops every payload, as in TensorFlow. */
+TF_CAPI_EXPORT extern void TF_SetPayload(TF_Status* s, const char* key, const char* value);
+
+/* Called as visitor(key, value, capture) for each payload of `s`, in order. */
+typedef void (*TF_PayloadVisitor)(const char* key, const char* value, void* capture);
+
+/* Calls `visitor` once per payload of `s`; the strings are valid during the
+ * call only. */
+TF_CAPI_EXPORT extern void TF_ForEachPayload(const TF_Status* s, TF_PayloadVisitor visitor,
+                                             void* capture);
+
+/* Sets `s` from a system call's errno `error_code` as TensorFlow does: the
+ * code TensorFlow maps it to (ENOENT: TF_NOT_FOUND, EACCES:
+ * TF_PERMISSION_DENIED, ENOSPC: TF_RESOURCE_EXHAUSTED, ..., unmapped values
+ * such as EIO: TF_UNKNOWN) and the message "<context>; <strerror text>".
+ * errno 0 gives TF_OK. */
+TF_CAPI_EXPORT extern void TF_SetStatusFromIOError(TF_Status* s, int error_code,
+                                                   const char* context);
 
 /* ========================================================================== */
 /* Buffers: bytes handed across the API (serialized protos)                   */
@@ -332,6 +368,37 @@ TF_CAPI_EXPORT extern void* TF_TensorData(const TF_Tensor* t);
 
 /* The number of elements of `t`: the product of its dims (1 for a scalar). */
 TF_CAPI_EXPORT extern int64_t TF_TensorElementCount(const TF_Tensor* t);
+
+/* `t` itself when nothing else shares its memory (not a session's variable,
+ * not another tensor), so the caller may take it over; NULL otherwise (the
+ * caller copies instead). `t` stays the caller's either way. */
+TF_CAPI_EXPORT extern TF_Tensor* TF_TensorMaybeMove(TF_Tensor* t);
+
+/* Makes `to` share `from`'s memory as a tensor of `type` and dims
+ * `new_dims[0, num_new_dims)`. The byte counts must agree and both types
+ * must have a fixed size the runtime holds; otherwise TF_INVALID_ARGUMENT
+ * ("input and output shapes/data type sizes are not compatible") and `to`
+ * is unchanged. */
+TF_CAPI_EXPORT extern void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type,
+                                                TF_Tensor* to, const int64_t* new_dims,
+                                                int num_new_dims, TF_Status* status);
+
+/* Gives `tensor` the dims `dims[0, num_dims)`. Unlike TensorFlow, a shape
+ * whose element count differs from the tensor's (which its memory could not
+ * hold) is ignored. */
+TF_CAPI_EXPORT extern void TF_SetShape(TF_Tensor* tensor, const int64_t* dims, int num_dims);
+
+/* Whether TF_TensorData(t) is at a multiple of TF_TensorDefaultAlignment(). */
+TF_CAPI_EXPORT extern bool TF_TensorIsAligned(const TF_Tensor* t);
+
+/* The alignment of the memory TF_AllocateTensor gives: 64 bytes. */
+TF_CAPI_EXPORT extern size_t TF_TensorDefaultAlignment(void);
+
+/* Replaces the contents of `to` with the tensor the serialized TensorProto
+ * `from` holds. TF_INVALID_ARGUMENT (and `to` unchanged) when it does not
+ * parse or describe a valid tensor. */
+TF_CAPI_EXPORT extern void TF_TensorFromProto(const TF_Buffer* from, TF_Tensor* to,
+                                              TF_Status* status);
 
 /* ========================================================================== */
 /* String tensors                                                             */
@@ -560,6 +627,21 @@ TF_CAPI_EXPORT extern void TF_SetAttrValueProto(TF_OperationDescription* desc,
                                                 const char* attr_name, const void* proto,
                                                 size_t proto_len, TF_Status* status);
 
+/* Sets attr `attr_name` to a placeholder naming the attr `placeholder` of an
+ * enclosing function (for operations inside a function body). */
+TF_CAPI_EXPORT extern void TF_SetAttrPlaceholder(TF_OperationDescription* desc,
+                                                 const char* attr_name, const char* placeholder);
+
+/* Sets the func attr `attr_name` to the function named `value[0, length)`,
+ * with no attrs of its own. */
+TF_CAPI_EXPORT extern void TF_SetAttrFuncName(TF_OperationDescription* desc, const char* attr_name,
+                                              const char* value, size_t length);
+
+/* Asks for the operation to be placed with `op`: TF_FinishOperation gives it
+ * the "_class" attr listing "loc:@<name of op>" for every such call, sorted
+ * (replacing a "_class" set directly), as TensorFlow does. */
+TF_CAPI_EXPORT extern void TF_ColocateWith(TF_OperationDescription* desc, TF_Operation* op);
+
 /* Checks the description against its op (the op type exists, the name is new,
  * attributes and inputs match the op's declaration; type and length attrs
  * not set are taken from the inputs), runs the op's shape inference with the
@@ -570,6 +652,16 @@ TF_CAPI_EXPORT extern void TF_SetAttrValueProto(TF_OperationDescription* desc,
  * Either way `desc` is freed and must not be used again. */
 TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperation(TF_OperationDescription* desc,
                                                        TF_Status* status);
+
+/* TF_NewOperation and TF_FinishOperation for callers that already hold the
+ * graph's lock (TensorFlow's Python binding). No C program can hold it, so
+ * C programs use the unlocked forms; TF_FinishOperationLocked adds the
+ * operation without taking the lock. */
+TF_CAPI_EXPORT extern TF_OperationDescription* TF_NewOperationLocked(TF_Graph* graph,
+                                                                     const char* op_type,
+                                                                     const char* oper_name);
+TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperationLocked(TF_OperationDescription* desc,
+                                                             TF_Status* status);
 
 /* Update edge, switch input/ output in a node: input `dst` of an operation
  * already in the graph takes `new_src` instead of what it took so far. This
@@ -585,6 +677,22 @@ TF_CAPI_EXPORT extern TF_Operation* TF_FinishOperation(TF_OperationDescription* 
  * its new inputs. On error the graph is unchanged. */
 TF_CAPI_EXPORT extern void TF_UpdateEdge(TF_Graph* graph, TF_Output new_src, TF_Input dst,
                                          TF_Status* status);
+
+/* Changing operations already in the graph (TensorFlow's Python binding
+ * uses these). A session that already received the operation does not see
+ * the change. */
+
+/* Makes `op` run after `input` (a control input; an existing one is not
+ * added twice). */
+TF_CAPI_EXPORT extern void TF_AddOperationControlInput(TF_Graph* graph, TF_Operation* op,
+                                                       TF_Operation* input);
+
+/* Removes every control input of `op`. */
+TF_CAPI_EXPORT extern void TF_RemoveAllControlInputs(TF_Graph* graph, TF_Operation* op);
+
+/* Sets the device `op` asks for (TF_OperationDevice), "" for none. */
+TF_CAPI_EXPORT extern void TF_SetRequestedDevice(TF_Graph* graph, TF_Operation* op,
+                                                 const char* device);
 
 /* ---- Inspecting operations. Returned strings belong to the graph. ---- */
 
@@ -697,9 +805,9 @@ TF_CAPI_EXPORT extern void TF_OperationGetAttrBool(TF_Operation* oper, const cha
                                                    unsigned char* value, TF_Status* status);
 TF_CAPI_EXPORT extern void TF_OperationGetAttrType(TF_Operation* oper, const char* attr_name,
                                                    TF_DataType* value, TF_Status* status);
-/* Writes the dims of a shape attr into `value[0, num_dims)` (-1 for unknown
- * dims). `num_dims` must be the attr's rank as TF_OperationGetAttrMetadata
- * reports it (TF_INVALID_ARGUMENT otherwise). */
+/* Writes the first min(num_dims, rank) dims of a shape attr into `value`
+ * (-1 for unknown dims), as TensorFlow does; TF_OperationGetAttrMetadata
+ * gives the rank (-1, and nothing written, for an unknown rank). */
 TF_CAPI_EXPORT extern void TF_OperationGetAttrShape(TF_Operation* oper, const char* attr_name,
                                                     int64_t* value, int num_dims,
                                                     TF_Status* status);
@@ -712,6 +820,80 @@ TF_CAPI_EXPORT extern void TF_OperationGetAttrTensor(TF_Operation* oper, const c
 TF_CAPI_EXPORT extern void TF_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_name,
                                                          TF_Buffer* output_attr_value,
                                                          TF_Status* status);
+
+/* List attrs. Each copies the first min(max_values, list length) elements
+ * (TF_OperationGetAttrMetadata gives the length); an attr that is not a list
+ * of that kind gives TF_INVALID_ARGUMENT (an empty list is every kind). */
+
+/* Strings: their bytes go one after another into `storage[0, storage_size)`
+ * (no NULs); `values[i]` points at string i there and `lengths[i]` is its
+ * length. TF_INVALID_ARGUMENT when `storage` is too small (the sum of the
+ * lengths, TF_AttrMetadata.total_size, always fits). */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrStringList(TF_Operation* oper, const char* attr_name,
+                                                         void** values, size_t* lengths,
+                                                         int max_values, void* storage,
+                                                         size_t storage_size, TF_Status* status);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrIntList(TF_Operation* oper, const char* attr_name,
+                                                      int64_t* values, int max_values,
+                                                      TF_Status* status);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrFloatList(TF_Operation* oper, const char* attr_name,
+                                                        float* values, int max_values,
+                                                        TF_Status* status);
+/* Writes 1 for true, 0 for false. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrBoolList(TF_Operation* oper, const char* attr_name,
+                                                       unsigned char* values, int max_values,
+                                                       TF_Status* status);
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTypeList(TF_Operation* oper, const char* attr_name,
+                                                       TF_DataType* values, int max_values,
+                                                       TF_Status* status);
+/* Shapes: `num_dims[i]` is shape i's rank (-1 when unknown, with `dims[i]`
+ * NULL); its dims go into `storage[0, storage_size)` one shape after another
+ * and `dims[i]` points at them. TF_INVALID_ARGUMENT when `storage` is too
+ * small (TF_AttrMetadata.total_size always fits). */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrShapeList(TF_Operation* oper, const char* attr_name,
+                                                        int64_t** dims, int* num_dims,
+                                                        int num_shapes, int64_t* storage,
+                                                        int storage_size, TF_Status* status);
+/* Tensors: `values[i]` gets a new tensor the caller frees with
+ * TF_DeleteTensor; on failure none is made. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTensorList(TF_Operation* oper, const char* attr_name,
+                                                         TF_Tensor** values, int max_values,
+                                                         TF_Status* status);
+/* A shape attr as a serialized TensorShapeProto in the empty buffer `value`. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTensorShapeProto(TF_Operation* oper,
+                                                               const char* attr_name,
+                                                               TF_Buffer* value, TF_Status* status);
+/* A list(shape) attr: `values[i]` gets a new buffer (freed by the caller with
+ * TF_DeleteBuffer) holding shape i as a serialized TensorShapeProto. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrTensorShapeProtoList(TF_Operation* oper,
+                                                                   const char* attr_name,
+                                                                   TF_Buffer** values,
+                                                                   int max_values,
+                                                                   TF_Status* status);
+
+/* The number of attrs `oper` has (defaults included). Attr i, for i in
+ * [0, TF_OperationGetNumAttrs), is the i-th in name order (TensorFlow uses
+ * its map's order, which no program can rely on either). */
+TF_CAPI_EXPORT extern int TF_OperationGetNumAttrs(TF_Operation* oper);
+/* The length of attr i's name; -1 when i is out of range. */
+TF_CAPI_EXPORT extern int TF_OperationGetAttrNameLength(TF_Operation* oper, int i);
+/* Copies attr i's name into `output` (TF_OperationGetAttrNameLength bytes, no
+ * NUL added). TF_OUT_OF_RANGE when i is out of range. */
+TF_CAPI_EXPORT extern void TF_OperationGetAttrName(TF_Operation* oper, int i, char* output,
+                                                   TF_Status* status);
+
+/* How many tensors the input (output) arg `arg_name` of `oper`'s op stands
+ * for: 1 for a single tensor, N for "N * T" or a list(type) arg. An arg the
+ * op does not declare gives TF_INVALID_ARGUMENT and -1. */
+TF_CAPI_EXPORT extern int TF_OperationInputListLength(TF_Operation* oper, const char* arg_name,
+                                                      TF_Status* status);
+TF_CAPI_EXPORT extern int TF_OperationOutputListLength(TF_Operation* oper, const char* arg_name,
+                                                       TF_Status* status);
+
+/* Writes the first min(max_inputs, TF_OperationNumInputs) data inputs of
+ * `oper` (the outputs that feed them) into `inputs`. */
+TF_CAPI_EXPORT extern void TF_OperationAllInputs(TF_Operation* oper, TF_Output* inputs,
+                                                 int max_inputs);
 
 /* Fills the empty buffer `output_node_def` with the operation as a serialized
  * NodeDef (name, op, inputs, device, every attr including defaults). The
@@ -737,6 +919,26 @@ TF_CAPI_EXPORT extern TF_Operation* TF_GraphNextOperation(TF_Graph* graph, size_
  * buffer with TF_DeleteBuffer. */
 TF_CAPI_EXPORT extern void TF_GraphToGraphDef(TF_Graph* graph, TF_Buffer* output_graph_def,
                                               TF_Status* status);
+
+/* Fills the empty buffer `output_op_def` with the serialized OpDef of the op
+ * (or function of the graph) named `op_name`; TF_NOT_FOUND when there is
+ * none. */
+TF_CAPI_EXPORT extern void TF_GraphGetOpDef(TF_Graph* graph, const char* op_name,
+                                            TF_Buffer* output_op_def, TF_Status* status);
+
+/* Fills the empty buffer `output_version_def` with the graph's serialized
+ * VersionDef (producer, min_consumer). */
+TF_CAPI_EXPORT extern void TF_GraphVersions(TF_Graph* graph, TF_Buffer* output_version_def,
+                                            TF_Status* status);
+
+/* Evaluates `output` when its value depends on no feed and no state (Consts
+ * and stateless ops over them): returns 1 and sets `*result` to a new tensor
+ * the caller frees. Returns 0 with `*result` NULL when the value is not
+ * constant (a placeholder, a variable, a random op or v1 control flow among
+ * its ancestors, or more than 1000 of them), TF_OK either way; an error of
+ * the evaluation itself is reported in `status` (0 returned). */
+TF_CAPI_EXPORT extern unsigned char TF_TryEvaluateConstant(TF_Graph* graph, TF_Output output,
+                                                           TF_Tensor** result, TF_Status* status);
 
 /* ---- Importing a GraphDef ---- */
 
@@ -801,6 +1003,73 @@ TF_CAPI_EXPORT extern void TF_GraphImportGraphDef(TF_Graph* graph, const TF_Buff
 TF_CAPI_EXPORT extern void TF_GraphImportGraphDefWithReturnOutputs(
     TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
     TF_Output* return_outputs, int num_return_outputs, TF_Status* status);
+
+/* Imported operations whose NodeDef names no device get `device` (copied;
+ * "" for none, the default). */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsSetDefaultDevice(TF_ImportGraphDefOptions* opts,
+                                                                    const char* device);
+
+/* When nonzero and no prefix is set, an imported node whose name the graph
+ * already has is renamed name_1 (or name_2, ..., the first free name) and
+ * the inputs, input mappings and return outputs naming it follow; when 0
+ * (the default) such a name is an error (TF_ALREADY_EXISTS). */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsSetUniquifyNames(TF_ImportGraphDefOptions* opts,
+                                                                    unsigned char uniquify_names);
+
+/* When nonzero, a prefix the graph already uses (as a node name or a scope)
+ * becomes prefix_1 (prefix_2, ...). */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsSetUniquifyPrefix(TF_ImportGraphDefOptions* opts,
+                                                                     unsigned char uniquify_prefix);
+
+/* Asks for the GraphDef's node `oper_name` back as an operation from
+ * TF_GraphImportGraphDefWithResults (`oper_name` copied). The import fails,
+ * adding nothing, unless the GraphDef has that node. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefOptionsAddReturnOperation(
+    TF_ImportGraphDefOptions* opts, const char* oper_name);
+
+/* How many return operations `opts` asks for (0 for NULL). */
+TF_CAPI_EXPORT extern int TF_ImportGraphDefOptionsNumReturnOperations(
+    const TF_ImportGraphDefOptions* opts);
+
+/* What an import with results produced; free with
+ * TF_DeleteImportGraphDefResults. The arrays the accessors below hand out
+ * belong to it. */
+typedef struct TF_ImportGraphDefResults TF_ImportGraphDefResults;
+
+/* TF_GraphImportGraphDef returning its results: NULL on failure (nothing
+ * added), else a new TF_ImportGraphDefResults the caller frees. */
+TF_CAPI_EXPORT extern TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResults(
+    TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
+    TF_Status* status);
+
+/* As TF_GraphImportGraphDefWithResults, but `graph_def->data` points at a
+ * GraphDef message object (the runtime's C++ class, tensorweave::GraphDef),
+ * not at its bytes, as in TensorFlow (where it is TensorFlow's class): for
+ * C++ callers built against this library only. */
+TF_CAPI_EXPORT extern TF_ImportGraphDefResults* TF_GraphImportGraphDefWithResultsNoSerialization(
+    TF_Graph* graph, const TF_Buffer* graph_def, const TF_ImportGraphDefOptions* options,
+    TF_Status* status);
+
+/* The return outputs, one per TF_ImportGraphDefOptionsAddReturnOutput call:
+ * `*outputs` points at `*num_outputs` of them, owned by `results`. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsReturnOutputs(TF_ImportGraphDefResults* results,
+                                                                 int* num_outputs,
+                                                                 TF_Output** outputs);
+
+/* The return operations, one per TF_ImportGraphDefOptionsAddReturnOperation
+ * call, owned by `results`. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsReturnOperations(
+    TF_ImportGraphDefResults* results, int* num_opers, TF_Operation*** opers);
+
+/* The input mappings (TF_ImportGraphDefOptionsAddInputMapping) that no input
+ * of the GraphDef used: `(*src_names)[i]`, `(*src_indexes)[i]` for i below
+ * `*num_missing_unused_input_mappings`, owned by `results`. */
+TF_CAPI_EXPORT extern void TF_ImportGraphDefResultsMissingUnusedInputMappings(
+    TF_ImportGraphDefResults* results, int* num_missing_unused_input_mappings,
+    const char*** src_names, int** src_indexes);
+
+/* Frees `results` and the arrays its accessors handed out. NULL is a no-op. */
+TF_CAPI_EXPORT extern void TF_DeleteImportGraphDefResults(TF_ImportGraphDefResults* results);
 
 /* ---- Functions ---- */
 
@@ -994,6 +1263,47 @@ TF_CAPI_EXPORT extern void TF_DeleteFunction(TF_Function* func);
  * with TF_DeleteBuffer. Returns NULL only when out of memory. */
 TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllOpList(void);
 
+/* ---- Op libraries, kernels, log listeners, filesystem plugins ---- */
+
+/* A shared library of ops loaded by TF_LoadLibrary. */
+typedef struct TF_Library TF_Library;
+
+/* Loads the shared library `library_filename`, whose static initializers
+ * register ops and kernels with this runtime (a library built against
+ * TensorFlow's C++ framework cannot register here). Returns a handle the
+ * caller frees with TF_DeleteLibraryHandle (the library itself stays loaded,
+ * as in TensorFlow), or NULL: TF_NOT_FOUND with the loader's message when
+ * the file cannot be loaded. Loading the same name again returns a handle
+ * with the same op list. */
+TF_CAPI_EXPORT extern TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status);
+
+/* The ops the library registered, as a serialized OpList. The bytes belong
+ * to `lib_handle` (no deallocator). */
+TF_CAPI_EXPORT extern TF_Buffer TF_GetOpList(TF_Library* lib_handle);
+
+/* Frees the handle, not the library. NULL is a no-op. */
+TF_CAPI_EXPORT extern void TF_DeleteLibraryHandle(TF_Library* lib_handle);
+
+/* Every registered kernel as a serialized KernelList
+ * (runtime/proto/kernel_def.proto, TensorFlow's fields), in a new buffer the
+ * caller frees with TF_DeleteBuffer. */
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllRegisteredKernels(TF_Status* status);
+
+/* The kernels of the op `name` (an empty list for an op without kernels or
+ * an unknown op, as in TensorFlow). */
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetRegisteredKernelsForOp(const char* name, TF_Status* status);
+
+/* Adds `listener`, called with the text of every message the runtime logs
+ * (the Print op's lines, PrintV2 to a log(...) stream) from whatever thread
+ * logs it; it cannot be removed. */
+TF_CAPI_EXPORT extern void TF_RegisterLogListener(void (*listener)(const char*));
+
+/* TensorFlow loads a filesystem plugin here; this runtime has no filesystem
+ * layer to plug it into (it reads local paths only), so this always gives
+ * TF_UNIMPLEMENTED. */
+TF_CAPI_EXPORT extern void TF_RegisterFilesystemPlugin(const char* plugin_filename,
+                                                       TF_Status* status);
+
 /* ========================================================================== */
 /* Sessions                                                                   */
 /* ========================================================================== */
@@ -1054,6 +1364,11 @@ TF_CAPI_EXPORT extern void TF_CloseSession(TF_Session* session, TF_Status* statu
 /* Frees `session` (closing it first if needed) and releases its hold on its
  * graph. NULL is a no-op; `status` reports an error from the implicit close. */
 TF_CAPI_EXPORT extern void TF_DeleteSession(TF_Session* session, TF_Status* status);
+
+/* Sends the operations added to the session's graph since its last run to
+ * the session now (TF_SessionRun does it anyway; this reports the errors of
+ * that step on its own). */
+TF_CAPI_EXPORT extern void TF_ExtendSession(TF_Session* session, TF_Status* status);
 
 /* Counters of one session, for tests and benchmarks (a tensorweave
  * addition). */
@@ -1205,10 +1520,10 @@ TF_CAPI_EXPORT extern void TF_ExtendGraph(TF_DeprecatedSession* session, const v
  * strings.
  *   input_names, inputs, ninputs
  *                  in   feed `inputs[i]` into the tensor named
- *                       `input_names[i]`. OWNERSHIP: whatever the outcome,
- *                       TF_Run takes the input tensors and deletes them
- *                       itself (as TensorFlow 1.x did); the caller must not
- *                       use or delete them afterwards.
+ *                       `input_names[i]`. The caller keeps the input
+ *                       tensors and deletes them, whatever the outcome (as
+ *                       in TensorFlow 1.15 and 2.x; TensorFlow 1.0 took
+ *                       them, and a program written for that leaks here).
  *   output_names, outputs, noutputs
  *                  in/out  fetch the tensors named `output_names[i]` into
  *                       `outputs[i]` (caller-allocated array); on success each

@@ -1,5 +1,5 @@
-// TF_Graph: lifetime, tensor shapes, walking, serializing and importing.
-// Reading operations and their attributes is in c_api_inspect.cc, building
+// TF_Graph: lifetime, tensor shapes, walking and serializing. Importing is
+// in c_api_import.cc, reading operations and their attributes is in c_api_inspect.cc, building
 // them in c_api_operation.cc.
 #include <utility>
 
@@ -15,27 +15,6 @@ namespace errors = tensorweave::errors;
 namespace c_api = tensorweave::c_api;
 
 TF_Graph::TF_Graph() : graph(tensorweave::OpRegistry::Global()), refiner(graph) {}
-
-namespace {
-
-Status ImportGraphDef(TF_Graph* graph, const TF_Buffer* graph_def_bytes,
-                      const TF_ImportGraphDefOptions* opts,
-                      tensorweave::ImportGraphDefResults* results = nullptr) {
-  if (graph == nullptr || graph_def_bytes == nullptr) {
-    return errors::InvalidArgument("TF_GraphImportGraphDef needs a graph and a GraphDef");
-  }
-  GraphDef graph_def;
-  if ((graph_def_bytes->data == nullptr && graph_def_bytes->length > 0) ||
-      !graph_def.ParseFromArray(graph_def_bytes->data, static_cast<int>(graph_def_bytes->length))) {
-    return errors::InvalidArgument("Unparseable GraphDef");
-  }
-  const tensorweave::ImportGraphDefOptions options =
-      opts != nullptr ? opts->options : tensorweave::ImportGraphDefOptions();
-  std::lock_guard<std::mutex> lock(graph->mu);
-  return tensorweave::ImportGraphDef(options, graph_def, &graph->graph, &graph->refiner, results);
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -126,80 +105,6 @@ void TF_GraphToGraphDef(TF_Graph* graph, TF_Buffer* output_graph_def, TF_Status*
       graph->graph.ToGraphDef(&graph_def);
     }
     c_api::Set(status, c_api::StringToBuffer(graph_def.SerializeAsString(), output_graph_def));
-  });
-}
-
-TF_ImportGraphDefOptions* TF_NewImportGraphDefOptions(void) {
-  return c_api::Guard(nullptr, static_cast<TF_ImportGraphDefOptions*>(nullptr),
-                      [] { return new TF_ImportGraphDefOptions; });
-}
-
-void TF_DeleteImportGraphDefOptions(TF_ImportGraphDefOptions* opts) { delete opts; }
-
-void TF_ImportGraphDefOptionsSetPrefix(TF_ImportGraphDefOptions* opts, const char* prefix) {
-  c_api::GuardVoid(nullptr, [&] { opts->options.prefix = prefix ? prefix : ""; });
-}
-
-void TF_ImportGraphDefOptionsAddInputMapping(TF_ImportGraphDefOptions* opts, const char* src_name,
-                                             int src_index, TF_Output dst) {
-  c_api::GuardVoid(nullptr, [&] {
-    if (src_name == nullptr || dst.oper == nullptr) return;
-    opts->options.input_map[StrCat(src_name, ":", src_index)] = {c_api::ToNode(dst.oper)->name(),
-                                                                 dst.index};
-  });
-}
-
-void TF_ImportGraphDefOptionsRemapControlDependency(TF_ImportGraphDefOptions* opts,
-                                                    const char* src_name, TF_Operation* dst) {
-  c_api::GuardVoid(nullptr, [&] {
-    if (src_name == nullptr || dst == nullptr) return;
-    opts->options.control_input_map[src_name] = c_api::ToNode(dst)->name();
-  });
-}
-
-void TF_ImportGraphDefOptionsAddControlDependency(TF_ImportGraphDefOptions* opts,
-                                                  TF_Operation* oper) {
-  c_api::GuardVoid(nullptr, [&] {
-    if (oper != nullptr) opts->options.control_dependencies.push_back(c_api::ToNode(oper)->name());
-  });
-}
-
-void TF_ImportGraphDefOptionsAddReturnOutput(TF_ImportGraphDefOptions* opts, const char* oper_name,
-                                             int index) {
-  c_api::GuardVoid(nullptr, [&] {
-    if (opts == nullptr || oper_name == nullptr) return;
-    opts->options.return_outputs.emplace_back(oper_name, index);
-  });
-}
-
-int TF_ImportGraphDefOptionsNumReturnOutputs(const TF_ImportGraphDefOptions* opts) {
-  return opts == nullptr ? 0 : static_cast<int>(opts->options.return_outputs.size());
-}
-
-void TF_GraphImportGraphDef(TF_Graph* graph, const TF_Buffer* graph_def,
-                            const TF_ImportGraphDefOptions* options, TF_Status* status) {
-  c_api::GuardVoid(status, [&] { c_api::Set(status, ImportGraphDef(graph, graph_def, options)); });
-}
-
-void TF_GraphImportGraphDefWithReturnOutputs(TF_Graph* graph, const TF_Buffer* graph_def,
-                                             const TF_ImportGraphDefOptions* options,
-                                             TF_Output* return_outputs, int num_return_outputs,
-                                             TF_Status* status) {
-  c_api::GuardVoid(status, [&] {
-    const int expected = TF_ImportGraphDefOptionsNumReturnOutputs(options);
-    if (num_return_outputs != expected || (expected > 0 && return_outputs == nullptr)) {
-      return c_api::Set(
-          status,
-          errors::InvalidArgument("Expected room for ", expected, " return outputs, got ",
-                                  num_return_outputs, return_outputs == nullptr ? " (NULL)" : ""));
-    }
-    tensorweave::ImportGraphDefResults results;
-    Status imported = ImportGraphDef(graph, graph_def, options, &results);
-    for (size_t i = 0; imported.ok() && i < results.return_outputs.size(); ++i) {
-      const tensorweave::NodeOutput& output = results.return_outputs[i];
-      return_outputs[i] = TF_Output{c_api::ToOperation(output.node), output.index};
-    }
-    c_api::Set(status, std::move(imported));
   });
 }
 

@@ -16,29 +16,6 @@ namespace c_api = tensorweave::c_api;
 
 namespace {
 
-// The attr `attr_name` of `oper`; INVALID_ARGUMENT when it has none.
-Status FindAttr(TF_Operation* oper, const char* attr_name, const AttrValue** value) {
-  const Node* node = c_api::ToNode(oper);
-  *value = attr_name ? tensorweave::FindNodeAttr(node->def(), attr_name) : nullptr;
-  if (*value == nullptr) {
-    return errors::InvalidArgument("Operation '", node->name(), "' has no attr named '",
-                                   attr_name ? attr_name : "", "'");
-  }
-  return Status::OK();
-}
-
-// The attr, checked to hold a value of kind `expected`.
-Status FindAttrOfKind(TF_Operation* oper, const char* attr_name, AttrValue::ValueCase expected,
-                      const char* kind, const AttrValue** value) {
-  TW_RETURN_IF_ERROR(FindAttr(oper, attr_name, value));
-  if ((*value)->value_case() != expected) {
-    return errors::InvalidArgument("Attr '", attr_name, "' of operation '",
-                                   c_api::ToNode(oper)->name(), "' holds ",
-                                   tensorweave::SummarizeAttrValue(**value), ", not a ", kind);
-  }
-  return Status::OK();
-}
-
 // Applies `visit` to every edge of `edges` that joins two operations (not
 // SOURCE or SINK) and passes `keep`; returns how many did.
 template <typename Keep, typename Visit>
@@ -138,6 +115,35 @@ TF_AttrMetadata Describe(const Node* node, const char* attr_name, const AttrValu
 
 }  // namespace
 
+namespace tensorweave {
+namespace c_api {
+
+// The attr `attr_name` of `oper`; INVALID_ARGUMENT when it has none.
+Status FindAttr(TF_Operation* oper, const char* attr_name, const AttrValue** value) {
+  const Node* node = ToNode(oper);
+  *value = attr_name ? tensorweave::FindNodeAttr(node->def(), attr_name) : nullptr;
+  if (*value == nullptr) {
+    return errors::InvalidArgument("Operation '", node->name(), "' has no attr named '",
+                                   attr_name ? attr_name : "", "'");
+  }
+  return Status::OK();
+}
+
+// The attr, checked to hold a value of kind `expected`.
+Status FindAttrOfKind(TF_Operation* oper, const char* attr_name, AttrValue::ValueCase expected,
+                      const char* kind, const AttrValue** value) {
+  TW_RETURN_IF_ERROR(FindAttr(oper, attr_name, value));
+  if ((*value)->value_case() != expected) {
+    return errors::InvalidArgument("Attr '", attr_name, "' of operation '", ToNode(oper)->name(),
+                                   "' holds ", tensorweave::SummarizeAttrValue(**value), ", not a ",
+                                   kind);
+  }
+  return Status::OK();
+}
+
+}  // namespace c_api
+}  // namespace tensorweave
+
 extern "C" {
 
 const char* TF_OperationName(TF_Operation* oper) { return c_api::ToNode(oper)->name().c_str(); }
@@ -176,6 +182,12 @@ TF_Output TF_OperationInput(TF_Input oper_in) {
     return TF_Output{nullptr, -1};
   }
   return TF_Output{c_api::ToOperation(edge->src()), edge->src_output()};
+}
+
+void TF_OperationAllInputs(TF_Operation* oper, TF_Output* inputs, int max_inputs) {
+  const Node* node = c_api::ToNode(oper);
+  const int count = std::min(max_inputs, node->num_inputs());
+  for (int i = 0; i < count; ++i) inputs[i] = TF_OperationInput(TF_Input{oper, i});
 }
 
 int TF_OperationOutputNumConsumers(TF_Output oper_out) {
@@ -220,7 +232,7 @@ TF_AttrMetadata TF_OperationGetAttrMetadata(TF_Operation* oper, const char* attr
   const TF_AttrMetadata none{0, 0, TF_ATTR_STRING, 0};
   return c_api::Guard(status, none, [&] {
     const AttrValue* value = nullptr;
-    Status found = FindAttr(oper, attr_name, &value);
+    Status found = c_api::FindAttr(oper, attr_name, &value);
     c_api::Set(status, found);
     return found.ok() ? Describe(c_api::ToNode(oper), attr_name, *value) : none;
   });
@@ -230,7 +242,7 @@ void TF_OperationGetAttrString(TF_Operation* oper, const char* attr_name, void* 
                                size_t max_length, TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttrOfKind(oper, attr_name, AttrValue::kS, "string", &attr);
+    Status found = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kS, "string", &attr);
     if (found.ok()) std::memcpy(value, attr->s().data(), std::min(max_length, attr->s().size()));
     c_api::Set(status, std::move(found));
   });
@@ -240,7 +252,7 @@ void TF_OperationGetAttrInt(TF_Operation* oper, const char* attr_name, int64_t* 
                             TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttrOfKind(oper, attr_name, AttrValue::kI, "int", &attr);
+    Status found = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kI, "int", &attr);
     if (found.ok()) *value = attr->i();
     c_api::Set(status, std::move(found));
   });
@@ -250,7 +262,7 @@ void TF_OperationGetAttrFloat(TF_Operation* oper, const char* attr_name, float* 
                               TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttrOfKind(oper, attr_name, AttrValue::kF, "float", &attr);
+    Status found = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kF, "float", &attr);
     if (found.ok()) *value = attr->f();
     c_api::Set(status, std::move(found));
   });
@@ -260,7 +272,7 @@ void TF_OperationGetAttrBool(TF_Operation* oper, const char* attr_name, unsigned
                              TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttrOfKind(oper, attr_name, AttrValue::kB, "bool", &attr);
+    Status found = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kB, "bool", &attr);
     if (found.ok()) *value = attr->b() ? 1 : 0;
     c_api::Set(status, std::move(found));
   });
@@ -270,7 +282,7 @@ void TF_OperationGetAttrType(TF_Operation* oper, const char* attr_name, TF_DataT
                              TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttrOfKind(oper, attr_name, AttrValue::kType, "type", &attr);
+    Status found = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kType, "type", &attr);
     if (found.ok()) *value = static_cast<TF_DataType>(attr->type());
     c_api::Set(status, std::move(found));
   });
@@ -280,14 +292,12 @@ void TF_OperationGetAttrShape(TF_Operation* oper, const char* attr_name, int64_t
                               int num_dims, TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttrOfKind(oper, attr_name, AttrValue::kShape, "shape", &attr);
+    Status found = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kShape, "shape", &attr);
     if (!found.ok()) return c_api::Set(status, std::move(found));
-    const int64_t rank = ShapeRank(attr->shape());
-    if (rank != num_dims) {
-      return c_api::Set(status, errors::InvalidArgument("Attr '", attr_name, "' has rank ", rank,
-                                                        ", but num_dims is ", num_dims));
-    }
-    for (int i = 0; i < num_dims; ++i) value[i] = attr->shape().dim(i).size();
+    // As TensorFlow: the dims that fit in `num_dims` (none for an unknown
+    // rank); TF_OperationGetAttrMetadata gives the rank to size `value`.
+    const int copied = static_cast<int>(std::min<int64_t>(ShapeRank(attr->shape()), num_dims));
+    for (int i = 0; i < copied; ++i) value[i] = attr->shape().dim(i).size();
     c_api::Set(status, Status::OK());
   });
 }
@@ -296,7 +306,7 @@ void TF_OperationGetAttrTensor(TF_Operation* oper, const char* attr_name, TF_Ten
                                TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status result = FindAttrOfKind(oper, attr_name, AttrValue::kTensor, "tensor", &attr);
+    Status result = c_api::FindAttrOfKind(oper, attr_name, AttrValue::kTensor, "tensor", &attr);
     tensorweave::Tensor tensor;
     if (result.ok()) result = tensorweave::Tensor::FromProto(attr->tensor(), &tensor);
     if (result.ok()) result = c_api::TensorToC(std::move(tensor), value);
@@ -308,7 +318,7 @@ void TF_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_name,
                                    TF_Buffer* output_attr_value, TF_Status* status) {
   c_api::GuardVoid(status, [&] {
     const AttrValue* attr = nullptr;
-    Status found = FindAttr(oper, attr_name, &attr);
+    Status found = c_api::FindAttr(oper, attr_name, &attr);
     if (!found.ok()) return c_api::Set(status, std::move(found));
     c_api::Set(status, c_api::StringToBuffer(attr->SerializeAsString(), output_attr_value));
   });

@@ -5,10 +5,13 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "c_api/c_api.h"
@@ -18,12 +21,18 @@
 #include "runtime/framework/tensor_shape.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/graph_def_import.h"
+#include "runtime/graph/import_graph_def_extras.h"
 #include "runtime/graph/node_builder.h"
 #include "runtime/graph/shape_refiner.h"
 #include "tensorweave/proto/function.pb.h"
 
 struct TF_Status {
   tensorweave::Status status;
+  // TF_SetPayload's (key, value) pairs in the order TensorFlow visits them:
+  // setting a key again moves it to the end. Every new status clears them,
+  // as replacing a TensorFlow Status drops its payloads (c_api::Set and
+  // TF_SetStatus).
+  std::vector<std::pair<std::string, std::string>> payloads;
 };
 
 // A TF_Tensor keeps the caller-visible bytes. For every type but TF_STRING
@@ -78,6 +87,9 @@ struct TF_OperationDescription {
   // The first error a setter without a TF_Status met; TF_FinishOperation
   // reports it.
   tensorweave::Status status;
+  // "loc:@<op>" for each TF_ColocateWith; TF_FinishOperation sets them, sorted,
+  // as the "_class" attr (replacing one set directly, as in TensorFlow).
+  std::set<std::string> colocation_constraints;
 };
 
 // A function the caller holds: a FunctionDef, copied in and out.
@@ -87,6 +99,17 @@ struct TF_Function {
 
 struct TF_ImportGraphDefOptions {
   tensorweave::ImportGraphDefOptions options;
+  tensorweave::ImportGraphDefExtras extras;  // default device, uniquify, return operations
+};
+
+// What TF_GraphImportGraphDefWithResults returns; the arrays it hands out
+// point in here.
+struct TF_ImportGraphDefResults {
+  std::vector<TF_Output> return_outputs;
+  std::vector<TF_Operation*> return_operations;
+  std::vector<std::string> missing_unused_names;
+  std::vector<const char*> missing_unused_name_pointers;  // into missing_unused_names
+  std::vector<int> missing_unused_indexes;
 };
 
 struct TF_Session {
@@ -110,7 +133,9 @@ namespace tensorweave {
 namespace c_api {
 
 inline void Set(TF_Status* out, Status status) {
-  if (out != nullptr) out->status = std::move(status);
+  if (out == nullptr) return;
+  out->status = std::move(status);
+  out->payloads.clear();
 }
 
 // Runs `body`, turning any C++ exception into a status so none crosses the
@@ -134,6 +159,13 @@ void GuardVoid(TF_Status* status, Body&& body) {
     return 0;
   });
 }
+
+// The attr `attr_name` of `oper`; INVALID_ARGUMENT when it has none.
+Status FindAttr(TF_Operation* oper, const char* attr_name, const AttrValue** value);
+// The attr, checked to hold a value of kind `expected` (`kind` names it in
+// the error).
+Status FindAttrOfKind(TF_Operation* oper, const char* attr_name, AttrValue::ValueCase expected,
+                      const char* kind, const AttrValue** value);
 
 // Tensors between the C API and the runtime. Both directions share the
 // buffer when they can (every type but strings, and only when the buffer is

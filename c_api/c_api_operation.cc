@@ -69,6 +69,35 @@ tensorweave::NodeOutput ToNodeOutput(const TF_Output& output) {
   return {c_api::ToNode(output.oper), output.index};
 }
 
+// Adds the described operation to its graph (`lock_graph`: under the
+// graph's lock; TF_FinishOperationLocked's caller holds it) and frees `desc`.
+TF_Operation* FinishOperation(TF_OperationDescription* desc, TF_Status* status, bool lock_graph) {
+  std::unique_ptr<TF_OperationDescription> owned(desc);
+  return c_api::Guard(status, static_cast<TF_Operation*>(nullptr), [&]() -> TF_Operation* {
+    if (desc == nullptr) {
+      c_api::Set(status, errors::InvalidArgument("TF_FinishOperation: description is NULL"));
+      return nullptr;
+    }
+    if (!desc->status.ok()) {
+      c_api::Set(status, desc->status);
+      return nullptr;
+    }
+    if (!desc->colocation_constraints.empty()) {
+      AttrValue* classes = NewAttr(desc, "_class");
+      for (const std::string& constraint : desc->colocation_constraints) {
+        classes->mutable_list()->add_s(constraint);
+      }
+    }
+    std::unique_lock<std::mutex> lock(desc->graph->mu, std::defer_lock);
+    if (lock_graph) lock.lock();
+    Node* node = nullptr;
+    Status added = tensorweave::BuildNode(desc->node_def, desc->inputs, &desc->graph->graph,
+                                          &desc->graph->refiner, &node);
+    c_api::Set(status, added);
+    return added.ok() ? c_api::ToOperation(node) : nullptr;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -299,28 +328,39 @@ void TF_SetAttrValueProto(TF_OperationDescription* desc, const char* attr_name, 
 }
 
 TF_Operation* TF_FinishOperation(TF_OperationDescription* desc, TF_Status* status) {
-  std::unique_ptr<TF_OperationDescription> owned(desc);
-  return c_api::Guard(status, static_cast<TF_Operation*>(nullptr), [&]() -> TF_Operation* {
-    if (desc == nullptr) {
-      c_api::Set(status, errors::InvalidArgument("TF_FinishOperation: description is NULL"));
-      return nullptr;
+  return FinishOperation(desc, status, /*lock_graph=*/true);
+}
+
+TF_Operation* TF_FinishOperationLocked(TF_OperationDescription* desc, TF_Status* status) {
+  return FinishOperation(desc, status, /*lock_graph=*/false);
+}
+
+TF_OperationDescription* TF_NewOperationLocked(TF_Graph* graph, const char* op_type,
+                                               const char* oper_name) {
+  // Describing an operation never touches the graph; only finishing does.
+  return TF_NewOperation(graph, op_type, oper_name);
+}
+
+void TF_ColocateWith(TF_OperationDescription* desc, TF_Operation* op) {
+  c_api::GuardVoid(nullptr, [&] {
+    if (op == nullptr) {
+      return Fail(desc, errors::InvalidArgument("TF_ColocateWith: operation '",
+                                                desc->node_def.name(), "' is colocated with NULL"));
     }
-    if (!desc->status.ok()) {
-      c_api::Set(status, desc->status);
-      return nullptr;
-    }
-    Node* node = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(desc->graph->mu);
-      Status added = tensorweave::BuildNode(desc->node_def, desc->inputs, &desc->graph->graph,
-                                            &desc->graph->refiner, &node);
-      if (!added.ok()) {
-        c_api::Set(status, std::move(added));
-        return nullptr;
-      }
-    }
-    c_api::Set(status, Status::OK());
-    return c_api::ToOperation(node);
+    desc->colocation_constraints.insert("loc:@" + c_api::ToNode(op)->name());
+  });
+}
+
+void TF_SetAttrPlaceholder(TF_OperationDescription* desc, const char* attr_name,
+                           const char* placeholder) {
+  c_api::GuardVoid(
+      nullptr, [&] { NewAttr(desc, attr_name)->set_placeholder(placeholder ? placeholder : ""); });
+}
+
+void TF_SetAttrFuncName(TF_OperationDescription* desc, const char* attr_name, const char* value,
+                        size_t length) {
+  c_api::GuardVoid(nullptr, [&] {
+    NewAttr(desc, attr_name)->mutable_func()->set_name(length ? std::string(value, length) : "");
   });
 }
 

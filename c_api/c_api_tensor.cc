@@ -7,6 +7,7 @@
 
 #include "c_api/c_api_internal.h"
 #include "c_api/c_api_tstring_internal.h"
+#include "runtime/framework/element_size.h"
 #include "runtime/framework/resource_handle.h"
 #include "runtime/framework/types.h"
 
@@ -191,9 +192,7 @@ std::string OutputName(const TF_Output& output) {
 
 extern "C" {
 
-size_t TF_DataTypeSize(TF_DataType dt) {
-  return tensorweave::DataTypeSize(static_cast<DataType>(dt));
-}
+size_t TF_DataTypeSize(TF_DataType dt) { return tensorweave::TensorFlowElementSize(dt); }
 
 TF_Tensor* TF_NewTensor(TF_DataType dtype, const int64_t* dims, int num_dims, void* data,
                         size_t len, void (*deallocator)(void* data, size_t len, void* arg),

@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/framework/kernel_listing.h"
+
 namespace tensorweave {
 
 Status AttachNodeName(const Status& status, const std::string& node_name, const std::string& op) {
@@ -147,6 +149,14 @@ class KernelRegistry {
     kernels_.emplace(def.op(), KernelRegistration{def, std::move(factory)});
   }
 
+  // Every registration's definition, in op name order.
+  std::vector<KernelDefBuilder> Definitions() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<KernelDefBuilder> definitions;
+    for (const auto& entry : kernels_) definitions.push_back(entry.second.def);
+    return definitions;
+  }
+
   // The registration whose device and type constraints match the node.
   // `mismatch` describes the candidates when none matches.
   const KernelRegistration* Find(const std::string& device_type, const NodeDef& node,
@@ -182,6 +192,9 @@ class KernelRegistry {
 void RegisterKernel(const KernelDefBuilder& def, KernelFactory factory) {
   KernelRegistry::Global()->Add(def, std::move(factory));
 }
+
+// Declared in kernel_listing.h (the registry is private to this file).
+std::vector<KernelDefBuilder> ListKernelDefs() { return KernelRegistry::Global()->Definitions(); }
 
 bool KernelExists(const std::string& device_type, const NodeDef& node) {
   return KernelRegistry::Global()->Find(device_type, node, nullptr) != nullptr;

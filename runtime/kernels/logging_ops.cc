@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "runtime/framework/log_listeners.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor_summary.h"
 #include "runtime/kernels/kernel_util.h"
@@ -66,6 +67,7 @@ class PrintOp : public OpKernel {
     for (int i = 1; i < c->num_inputs(); ++i) {
       line += StrCat("[", SummarizeTensor(c->input(i), summarize_, SummaryStyle::kFlat), "]");
     }
+    ForwardToLogListeners(line);  // TensorFlow's Print logs (LOG(INFO))
     line += '\n';
     WriteAll(stderr, line);
   }
@@ -133,6 +135,7 @@ class PrintV2Op : public OpKernel {
                             : output_stream_ == "log(warning)" ? 'W'
                                                                : 'E';
       WriteAll(stderr, LogPrefix(severity) + text);
+      ForwardToLogListeners(text);
     }
   }
 

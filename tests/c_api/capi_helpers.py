@@ -108,8 +108,13 @@ def proto_classes(repo, workdir):
         "SavedModel",
         "MetaGraphDef",
         "AssetFileDef",
+        "VersionDef",
+        "KernelList",
     ]
-    return types.SimpleNamespace(**{n: classes[f"tensorweave.{n}"] for n in names})
+    found = {n: classes[f"tensorweave.{n}"] for n in names}
+    # The OpDef messages live in package tensorweave.proto.
+    found.update({n: classes[f"tensorweave.proto.{n}"] for n in ("OpDef", "OpList")})
+    return types.SimpleNamespace(**found)
 
 
 class CApiError(Exception):

@@ -207,8 +207,19 @@ def test_TF_OperationGetAttrShape(api, lib, small, status):
     lib.TF_OperationGetAttrShape(small["x"], b"shape", dims, 2, status)
     api.check(status)
     assert list(dims) == [-1, 2]
+
+
+def test_TF_OperationGetAttrShape_copies_the_dims_that_fit(api, lib, small, status):
+    # As TensorFlow: min(num_dims, rank) dims, and OK (the rank comes from
+    # TF_OperationGetAttrMetadata); this used to be INVALID_ARGUMENT.
+    dims = api.ffi.new("int64_t[]", [7, 7, 7])
     lib.TF_OperationGetAttrShape(small["x"], b"shape", dims, 3, status)
-    assert api.code(status) == CODES["INVALID_ARGUMENT"]
+    api.check(status)
+    assert list(dims) == [-1, 2, 7]
+    dims = api.ffi.new("int64_t[]", [7, 7])
+    lib.TF_OperationGetAttrShape(small["x"], b"shape", dims, 1, status)
+    api.check(status)
+    assert list(dims) == [-1, 7]
 
 
 def test_TF_OperationGetAttrTensor(api, lib, small, status):

@@ -60,7 +60,20 @@ def test_TF_DataTypeSize_matches_tensorflow(lib):
     for dtype, size in expected.items():
         assert lib.TF_DataTypeSize(dtype) == size
     assert lib.TF_DataTypeSize(7) == 0  # TF_STRING: variable length
-    assert lib.TF_DataTypeSize(20) == 0  # TF_RESOURCE: not held by this runtime
+    assert lib.TF_DataTypeSize(20) == 0  # TF_RESOURCE
+    assert lib.TF_DataTypeSize(21) == 0  # TF_VARIANT
+
+
+def test_TF_DataTypeSize_of_types_the_runtime_cannot_compute_with(lib):
+    # TensorFlow 2.21's values (its C API, checked directly): complex,
+    # quantized, 8-bit floats and 4/2-bit integers have sizes there too; this
+    # returned 0 for them before.
+    expected = {8: 8, 11: 1, 12: 1, 13: 4, 15: 2, 16: 2, 18: 16}
+    expected.update({number: 1 for number in range(24, 34)})
+    for dtype, size in expected.items():
+        assert lib.TF_DataTypeSize(dtype) == size, dtype
+    for outside in (0, 34, -1, 101, 2147483647):
+        assert lib.TF_DataTypeSize(outside) == 0
 
 
 def test_TF_SetStatus_code_outside_the_enum_reads_as_unknown(lib, status):
