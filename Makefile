@@ -151,7 +151,7 @@ $(RUNTIME_TEST_BIN): $(RUNTIME_TEST_OBJS) $(LIB)
 	$(CXX) $(SANITIZE) $(RUNTIME_TEST_OBJS) -o $@ -L$(BUILD)/lib -ltensorweave \
 	    -Wl,-rpath,$(abspath $(BUILD)/lib) -lgtest -lgtest_main $(LDLIBS)
 
-$(BUILD)/tests/c/%: tests/c/%.c $(wildcard tests/c/*.h) c_api/c_api.h $(LIB)
+$(BUILD)/tests/c/%: tests/c/%.c $(wildcard tests/c/*.h) $(wildcard c_api/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -std=c99 -Wall -Werror -I. -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib \
 	    -ltensorweave -Wl,-rpath,$(abspath $(BUILD)/lib)
@@ -167,7 +167,7 @@ $(BUILD)/bench/%: bench/%.cc $(LIB) | $(PROTO_H) $(GRPC_H)
 	$(CXX) $(CXXFLAGS) $< -o $@ -L$(BUILD)/lib -ltensorweave \
 	    -Wl,-rpath,$(abspath $(BUILD)/lib) $(LDLIBS)
 
-$(BUILD)/examples/%: examples/%.c c_api/c_api.h $(LIB)
+$(BUILD)/examples/%: examples/%.c $(wildcard c_api/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -Wall -Werror -I. $< -o $@ -L$(BUILD)/lib -ltensorweave \
 	    -Wl,-rpath,$(abspath $(BUILD)/lib)
@@ -186,7 +186,7 @@ $(BUILD)/examples/%: examples/%.c c_api/c_api.h $(LIB)
 # exists. docs/c_api_install.md says more.
 PREFIX               ?= /usr/local
 C_API_HEADER_NAMES   := c_api.h c_api_macros.h tf_datatype.h tf_status.h tf_buffer.h tf_tensor.h \
-                        $(notdir $(wildcard c_api/tf_tstring.h))
+                        tf_tstring.h
 C_API_BUILD_HEADERS  := $(addprefix $(BUILD)/include/tensorflow/c/,$(C_API_HEADER_NAMES))
 C_API_PKGCONFIG      := $(BUILD)/lib/pkgconfig/tensorweave.pc $(BUILD)/lib/pkgconfig/tensorflow.pc
 

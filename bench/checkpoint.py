@@ -9,6 +9,7 @@ Usage: PYTHONPATH=python python bench/checkpoint.py [--runs N] [--dir DIR]
 """
 
 import argparse
+import glob
 import itertools
 import os
 import statistics
@@ -62,7 +63,9 @@ def bench(directory, runs, with_slots):
         for want, got in zip(expected, sess.run(variables)):
             if not np.array_equal(want, got):
                 raise SystemExit("restore returned different values")
-    megabytes = os.path.getsize(prefix + ".twckpt") / 1e6
+    # TensorFlow's V2 layout: the index plus the data shards.
+    files = [prefix + ".index", *glob.glob(glob.escape(prefix) + ".data-*")]
+    megabytes = sum(os.path.getsize(f) for f in files) / 1e6
 
     arrays = {f"v{i}": value for i, value in enumerate(expected)}
 

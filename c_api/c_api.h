@@ -1561,9 +1561,11 @@ TF_CAPI_EXPORT extern void TW_DeprecatedSessionGetStats(TF_DeprecatedSession* se
 typedef struct TF_CheckpointReader TF_CheckpointReader;
 
 /* Opens the checkpoint `filename`: the prefix a save was given
- * ("ckpt/model-100") or the path of its file ("ckpt/model-100.twckpt");
- * copied, the caller keeps it. Opening reads and checks the file's header
- * and table of contents (checksums included); each
+ * ("ckpt/model-100"), whose files are TensorFlow's V2 bundle
+ * (model-100.index and model-100.data-NNNNN-of-NNNNN) or, for checkpoints of
+ * older tensorweave builds, model-100.twckpt (whose own path is accepted
+ * too); copied, the caller keeps it. Opening reads and checks the index
+ * (or header and table of contents, checksums included); each
  * TF_CheckpointReaderGetTensor checks the bytes it reads.
  * On success returns a new reader, which the caller frees with
  * TF_DeleteCheckpointReader. On failure returns NULL: TF_NOT_FOUND for a

@@ -269,6 +269,19 @@ class DestroyResourceOp : public CheapKernel {
   bool ignore_lookup_error_ = true;
 };
 
+// TensorFlow's variables can be in a copy-on-read mode (for sparse updates
+// under tf.distribute); ours share buffers copy-on-write and have no such
+// mode, so turning it off only requires the variable to exist, as there.
+class DisableCopyOnReadOp : public CheapKernel {
+ public:
+  using CheapKernel::CheapKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    std::shared_ptr<Var> var;
+    OP_REQUIRES_OK(ctx, LookupVar(ctx, 0, &var));
+  }
+};
+
 template <typename OutT>
 class VariableShapeOp : public CheapKernel {
  public:
@@ -461,6 +474,7 @@ REGISTER_KERNEL_BUILDER(Name("ReadVariableOp").Device(DEVICE_CPU), ReadVariableO
 REGISTER_KERNEL_BUILDER(Name("AssignVariableOp").Device(DEVICE_CPU), AssignVariableOp);
 REGISTER_KERNEL_BUILDER(Name("VarIsInitializedOp").Device(DEVICE_CPU), VarIsInitializedOp);
 REGISTER_KERNEL_BUILDER(Name("DestroyResourceOp").Device(DEVICE_CPU), DestroyResourceOp);
+REGISTER_KERNEL_BUILDER(Name("DisableCopyOnRead").Device(DEVICE_CPU), DisableCopyOnReadOp);
 REGISTER_KERNEL_BUILDER(
     Name("VariableShape").Device(DEVICE_CPU).TypeConstraint<int32_t>("out_type"),
     VariableShapeOp<int32_t>);

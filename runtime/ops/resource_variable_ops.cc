@@ -117,6 +117,14 @@ REGISTER_OP("DestroyResourceOp")
     .SetIsStateful()
     .Doc("Deletes the resource; NOT_FOUND when absent unless ignore_lookup_error.");
 
+REGISTER_OP("DisableCopyOnRead")
+    .Input("resource: resource")
+    .SetShapeFn(HandleOnlyShape)
+    .SetIsStateful()
+    .Doc(
+        "Turns off a variable's copy-on-read mode; TensorFlow 2.x savers emit it before reading "
+        "a variable to save. Reads here never copy, so it only checks the variable exists.");
+
 REGISTER_OP("VariableShape")
     .Input("input: resource")
     .Output("output: out_type")

@@ -32,6 +32,7 @@
 
 #include "runtime/framework/status.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/util/crc32c.h"
 
 namespace tensorweave {
 
@@ -44,14 +45,6 @@ std::string CheckpointFilePath(const std::string& prefix);
 // ("ckpt/model-100"), or that file's own path ("ckpt/model-100.twckpt"),
 // which is returned unchanged.
 std::string CheckpointFileToRead(const std::string& prefix_or_path);
-
-// CRC-32C (Castagnoli), as used by the format: `Crc32c(data, n)` of a
-// whole buffer, or continued from an earlier value with `Crc32cExtend`.
-uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t length);
-inline uint32_t Crc32c(const void* data, size_t length) { return Crc32cExtend(0, data, length); }
-// The table-driven version Crc32cExtend falls back to without SSE4.2;
-// exposed so tests can check that both give the same values.
-uint32_t Crc32cExtendPortable(uint32_t crc, const void* data, size_t length);
 
 struct CheckpointEntry {
   std::string name;

@@ -1,11 +1,11 @@
-// CRC-32C (the Castagnoli polynomial, reflected: 0x82F63B78), written for
-// the checkpoint format. x86-64 CPUs with SSE4.2 compute it in hardware
-// (about ten times faster than tables); elsewhere a slicing-by-8 table
-// version runs. Both produce identical values; tests check them against
-// each other and against published check values.
-#include <cstring>
+// CRC-32C (the Castagnoli polynomial, reflected: 0x82F63B78), the checksum
+// of checkpoints, their index tables and record files (crc32c.h). x86-64 CPUs with SSE4.2 compute
+// it in hardware (about ten times faster than tables); elsewhere a slicing-by-8 table version runs.
+// Both produce identical values; tests check them against each other and against published check
+// values.
+#include "runtime/util/crc32c.h"
 
-#include "runtime/util/checkpoint_format.h"
+#include <cstring>
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>
@@ -95,6 +95,16 @@ uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t length) {
   if (CpuHasSse42()) return HardwareExtend(crc, static_cast<const uint8_t*>(data), length);
 #endif
   return Crc32cExtendPortable(crc, data, length);
+}
+
+// The offset TensorFlow adds after rotating (crc32c::kMaskDelta).
+constexpr uint32_t kMaskDelta = 0xa282ead8u;
+
+uint32_t MaskCrc32c(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
+
+uint32_t UnmaskCrc32c(uint32_t masked) {
+  const uint32_t rotated = masked - kMaskDelta;
+  return (rotated >> 17) | (rotated << 15);
 }
 
 }  // namespace tensorweave

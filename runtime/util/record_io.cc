@@ -11,12 +11,11 @@
 #include <cstring>
 
 #include "runtime/framework/str_util.h"
-#include "runtime/util/checkpoint_format.h"
+#include "runtime/util/crc32c.h"
 
 namespace tensorweave {
 namespace {
 
-constexpr uint32_t kMaskDelta = 0xa282ead8u;
 constexpr size_t kHeaderBytes = sizeof(uint64_t) + sizeof(uint32_t);
 constexpr size_t kFooterBytes = sizeof(uint32_t);
 
@@ -56,13 +55,6 @@ Status FileError(const char* what, const std::string& path, int error) {
 }
 
 }  // namespace
-
-uint32_t MaskCrc32c(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
-
-uint32_t UnmaskCrc32c(uint32_t masked) {
-  const uint32_t rotated = masked - kMaskDelta;
-  return (rotated >> 17) | (rotated << 15);
-}
 
 Status ParseRecordCompression(const std::string& compression_type, RecordCompression* out) {
   if (compression_type.empty() || compression_type == "NONE") {

@@ -31,11 +31,6 @@
 
 namespace tensorweave {
 
-// TensorFlow's CRC masking (crc32c::Mask): rotating and offsetting the CRC
-// keeps a CRC computed over data that itself holds CRCs from being trivial.
-uint32_t MaskCrc32c(uint32_t crc);
-uint32_t UnmaskCrc32c(uint32_t masked);
-
 // The compression of a whole record file, by TensorFlow's names: "" or
 // "NONE" for none, "ZLIB" or "GZIP" for one zlib or gzip stream holding the
 // framed records. Any other name is INVALID_ARGUMENT, as in TensorFlow.

@@ -4,17 +4,10 @@
 
 #include <algorithm>
 
-#include "runtime/util/checkpoint_format.h"
+#include "runtime/util/crc32c.h"
 
 namespace tensorweave {
 namespace sstable {
-
-uint32_t MaskCrc(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xa282ead8u; }
-
-uint32_t UnmaskCrc(uint32_t masked) {
-  const uint32_t rotated = masked - 0xa282ead8u;
-  return (rotated >> 17) | (rotated << 15);
-}
 
 void PutFixed32(std::string* out, uint32_t value) {
   for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
@@ -72,7 +65,7 @@ std::string SortedTableBuilder::AppendBlock(const std::string& contents) {
   table_ += contents;
   const char type = static_cast<char>(kUncompressedBlock);
   table_.push_back(type);
-  PutFixed32(&table_, MaskCrc(Crc32cExtend(Crc32c(contents.data(), contents.size()), &type, 1)));
+  PutFixed32(&table_, MaskCrc32c(Crc32cExtend(Crc32c(contents.data(), contents.size()), &type, 1)));
   return handle;
 }
 

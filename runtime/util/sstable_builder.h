@@ -31,11 +31,6 @@ constexpr size_t kFooterSize = 48;
 constexpr size_t kBlockTrailerSize = 5;
 enum BlockType : uint8_t { kUncompressedBlock = 0, kSnappyBlock = 1 };
 
-// CRC-32C as TensorFlow stores it next to the data it covers: rotated and
-// offset so a CRC of bytes that embed CRCs stays well distributed.
-uint32_t MaskCrc(uint32_t crc);
-uint32_t UnmaskCrc(uint32_t masked);
-
 void PutFixed32(std::string* out, uint32_t value);
 void PutVarint32(std::string* out, uint32_t value);
 void PutVarint64(std::string* out, uint64_t value);

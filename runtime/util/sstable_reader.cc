@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "runtime/util/checkpoint_format.h"
+#include "runtime/util/crc32c.h"
 #include "runtime/util/sstable_builder.h"
 
 namespace tensorweave {
@@ -97,7 +97,7 @@ class TableParser {
       return Damaged(what, " at ", offset, " of ", size, " bytes lies outside the table");
     }
     const char* data = table_.data() + offset;
-    const uint32_t stored = UnmaskCrc(DecodeFixed32(data + size + 1));
+    const uint32_t stored = UnmaskCrc32c(DecodeFixed32(data + size + 1));
     if (Crc32c(data, size + 1) != stored) return Damaged("checksum mismatch in ", what);
     const uint8_t type = static_cast<uint8_t>(data[size]);
     if (type == kSnappyBlock) {

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "runtime/util/checkpoint_files.h"
+#include "runtime/util/crc32c.h"
 #include "runtime/util/sstable_builder.h"
 #include "runtime/util/sstable_reader.h"
 
@@ -142,7 +143,7 @@ Status AppendTensor(const Tensor& tensor, TempFile* file, uint64_t* size, uint32
       crc = Crc32cExtend(crc, fixed.data(), fixed.size());
     }
     std::string length_checksum;
-    sstable::PutFixed32(&length_checksum, sstable::MaskCrc(crc));
+    sstable::PutFixed32(&length_checksum, MaskCrc32c(crc));
     crc = Crc32cExtend(crc, length_checksum.data(), 4);
     TW_RETURN_IF_ERROR(file->Append(lengths));
     TW_RETURN_IF_ERROR(file->Append(length_checksum));
@@ -152,7 +153,7 @@ Status AppendTensor(const Tensor& tensor, TempFile* file, uint64_t* size, uint32
     }
   }
   *size = file->size() - start;
-  *masked_crc = sstable::MaskCrc(crc);
+  *masked_crc = MaskCrc32c(crc);
   return Status::OK();
 }
 
@@ -505,7 +506,7 @@ Status BundleReader::ReadEntry(const std::string& name, const Entry& entry, Tens
     char* data = static_cast<char*>(tensor.raw_data());
     const uint64_t size = entry.proto.size();
     TW_RETURN_IF_ERROR(ReadBytes(entry.proto.shard_id(), entry.proto.offset(), size, data));
-    if (sstable::MaskCrc(Crc32c(data, size)) != entry.proto.crc32c()) {
+    if (MaskCrc32c(Crc32c(data, size)) != entry.proto.crc32c()) {
       return errors::DataLoss("Checksum does not match for entry ", PrintableKey(name),
                               " of checkpoint ",
                               BundleDataPath(prefix_, entry.proto.shard_id(), num_shards_));
@@ -624,14 +625,14 @@ Status BundleReader::DecodeStrings(const std::string& name, const Entry& entry,
   if (end - at < 4) return damaged("ends inside its length checksum");
   uint32_t stored = 0;
   for (int i = 3; i >= 0; --i) stored = (stored << 8) | static_cast<uint8_t>(at[i]);
-  if (sstable::UnmaskCrc(stored) != crc) return damaged("has a string length checksum mismatch");
+  if (UnmaskCrc32c(stored) != crc) return damaged("has a string length checksum mismatch");
   crc = Crc32cExtend(crc, at, 4);
   at += 4;
   if (total != static_cast<uint64_t>(end - at)) {
     return damaged("has ", end - at, " bytes of strings, its lengths say ", total);
   }
   crc = Crc32cExtend(crc, at, total);
-  if (sstable::MaskCrc(crc) != entry.proto.crc32c()) {
+  if (MaskCrc32c(crc) != entry.proto.crc32c()) {
     return damaged("checksum does not match");
   }
   std::string* strings = tensor->data<std::string>();

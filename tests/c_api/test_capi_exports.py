@@ -33,17 +33,6 @@ BEING_ADDED_ON_OTHER_BRANCHES = {
     "TF_PRunSetup",
     "TF_PRun",
     "TF_DeletePRunHandle",
-    # TSTRING: tf_tstring.h.
-    "TF_StringInit",
-    "TF_StringCopy",
-    "TF_StringAssignView",
-    "TF_StringGetDataPointer",
-    "TF_StringGetType",
-    "TF_StringGetSize",
-    "TF_StringGetCapacity",
-    "TF_StringDealloc",
-    # SAVEDMODEL.
-    "TF_LoadSessionFromSavedModel",
 }
 
 # Not exported yet, each for a reason (docs/c_api.md, "What is missing").

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1].parent
-HEADERS = ["c_api.h", "tf_datatype.h", "tf_status.h", "tf_buffer.h", "tf_tensor.h"]
+HEADERS = ["c_api.h", "tf_datatype.h", "tf_status.h", "tf_buffer.h", "tf_tensor.h", "tf_tstring.h"]
 
 PROGRAM = r"""
 #include <stdio.h>

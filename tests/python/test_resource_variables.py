@@ -501,3 +501,18 @@ def test_concurrent_updates_of_one_variable_all_land():
             for value in sess.run([tf.group(*adds, *subs)] + reads)[1:]:
                 assert np.all(value == value[0])  # one whole value each
         np.testing.assert_array_equal(sess.run(v), np.full(1000, 5 * (32 - 8), np.float32))
+
+
+def test_disable_copy_on_read_from_tensorflow_savers_runs_on_an_existing_variable():
+    # TensorFlow 2.x's savers put DisableCopyOnRead before each read of a
+    # variable they save; meta graphs holding it must import and run.
+    v = tf.get_variable("v", initializer=[1.0, 2.0], use_resource=True)
+    disable = tf.get_default_graph().create_op("DisableCopyOnRead", [v.handle], [], name="disable")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(disable)
+        np.testing.assert_array_equal(sess.run(v.read_value()), [1.0, 2.0])
+    missing = rv.var_handle_op(dtype=tf.float32, shape=[], shared_name="never_created")
+    fails = tf.get_default_graph().create_op("DisableCopyOnRead", [missing], [], name="fails")
+    with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError):
+        sess.run(fails)

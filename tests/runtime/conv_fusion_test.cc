@@ -133,7 +133,9 @@ TEST_P(ConvFusionActivation, FusesTheChainAndKeepsTheValues) {
     if (!activation.empty()) expected.push_back(activation);
     EXPECT_EQ(FusedOps(*node), expected);
     EXPECT_EQ(node->attr().at("data_format").s(), format);
-    if (activation == "LeakyRelu") EXPECT_FLOAT_EQ(node->attr().at("leakyrelu_alpha").f(), 0.3f);
+    if (activation == "LeakyRelu") {
+      EXPECT_FLOAT_EQ(node->attr().at("leakyrelu_alpha").f(), 0.3f);
+    }
     const Tensor x =
         RandomTensor(format == "NHWC" ? TensorShape({2, 9, 7, 3}) : TensorShape({2, 3, 9, 7}), 3);
     ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);

@@ -162,7 +162,7 @@ TEST(CheckpointKernels, ShardedSaveThroughShardedFilenameAndMerge) {
   EXPECT_EQ(filename.output(0).scalar<std::string>(), dir + "/m_temp/part-00001-of-00002");
   KernelRunner spec(NodeBuilder("ShardedFilespec", "s").Build());
   TW_ASSERT_OK(spec.Compute({Scalar<std::string>("a/b"), Scalar<int32_t>(3)}));
-  EXPECT_EQ(spec.output(0).scalar<std::string>(), "a/b-?????-of-00003");
+  EXPECT_EQ(spec.output(0).scalar<std::string>(), "a/b-" + std::string(5, '?') + "-of-00003");
 
   KernelRunner save(SaveNode({DT_FLOAT}));
   std::vector<std::string> parts;

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "runtime/util/checkpoint_files.h"
+#include "runtime/util/crc32c.h"
 #include "runtime/util/sstable_builder.h"
 #include "runtime/util/sstable_reader.h"
 #include "tests/runtime/checkpoint_test_util.h"
@@ -59,11 +60,11 @@ std::string HeaderValue(int num_shards = 1) {
 
 TEST(SortedTable, MaskIsInvertibleAndMatchesLevelDb) {
   for (uint32_t crc : {0u, 1u, 0xffffffffu, 0x12345678u}) {
-    EXPECT_EQ(sstable::UnmaskCrc(sstable::MaskCrc(crc)), crc);
-    EXPECT_NE(sstable::MaskCrc(crc), crc);
+    EXPECT_EQ(UnmaskCrc32c(MaskCrc32c(crc)), crc);
+    EXPECT_NE(MaskCrc32c(crc), crc);
   }
   // LevelDB's rule: rotate right by 15, add 0xa282ead8.
-  EXPECT_EQ(sstable::MaskCrc(0), 0xa282ead8u);
+  EXPECT_EQ(MaskCrc32c(0), 0xa282ead8u);
 }
 
 TEST(SortedTable, RoundTripsManyKeysAcrossBlocksAndRestarts) {
@@ -112,7 +113,7 @@ TEST(SortedTable, SnappyBlocksAreUnimplementedAndUnknownTypesDataLoss) {
   for (uint8_t type : {uint8_t{1}, uint8_t{7}}) {
     std::string damaged = table;
     damaged[block_size] = static_cast<char>(type);
-    const uint32_t crc = sstable::MaskCrc(Crc32c(damaged.data(), block_size + 1));
+    const uint32_t crc = MaskCrc32c(Crc32c(damaged.data(), block_size + 1));
     for (int i = 0; i < 4; ++i) damaged[block_size + 1 + i] = static_cast<char>(crc >> (8 * i));
     ExpectError(sstable::ReadSortedTable(damaged, "t", &read),
                 type == 1 ? Code::UNIMPLEMENTED : Code::DATA_LOSS,
@@ -137,7 +138,7 @@ TEST(SortedTable, PrefixCompressionCannotExpandWithoutBound) {
   // Wrap it into a table by hand: block, trailer, an index block naming it.
   std::string table = block;
   table.push_back(0);
-  sstable::PutFixed32(&table, sstable::MaskCrc(Crc32c(block.data(), block.size() + 1)));
+  sstable::PutFixed32(&table, MaskCrc32c(Crc32c(block.data(), block.size() + 1)));
   std::string index_block;
   std::string handle;
   sstable::PutVarint64(&handle, 0);
@@ -152,7 +153,7 @@ TEST(SortedTable, PrefixCompressionCannotExpandWithoutBound) {
   table += index_block;
   table.push_back(0);
   std::string with_type = index_block + '\0';
-  sstable::PutFixed32(&table, sstable::MaskCrc(Crc32c(with_type.data(), with_type.size())));
+  sstable::PutFixed32(&table, MaskCrc32c(Crc32c(with_type.data(), with_type.size())));
   const uint64_t meta_offset = table.size();
   std::string meta;
   sstable::PutFixed32(&meta, 0);
@@ -160,8 +161,7 @@ TEST(SortedTable, PrefixCompressionCannotExpandWithoutBound) {
   table += meta;
   table.push_back(0);
   std::string meta_with_type = meta + '\0';
-  sstable::PutFixed32(&table,
-                      sstable::MaskCrc(Crc32c(meta_with_type.data(), meta_with_type.size())));
+  sstable::PutFixed32(&table, MaskCrc32c(Crc32c(meta_with_type.data(), meta_with_type.size())));
   std::string footer;
   sstable::PutVarint64(&footer, meta_offset);
   sstable::PutVarint64(&footer, meta.size());
@@ -207,7 +207,7 @@ TEST(TensorBundle, DataFileLayoutIsTensorFlows) {
   sstable::PutFixed32(&lengths, 2);
   uint32_t stored = 0;
   std::memcpy(&stored, data.data() + 10, 4);
-  EXPECT_EQ(sstable::UnmaskCrc(stored), Crc32c(lengths.data(), lengths.size()));
+  EXPECT_EQ(UnmaskCrc32c(stored), Crc32c(lengths.data(), lengths.size()));
   EXPECT_EQ(data.substr(14, 3), "xyz");
 
   std::unique_ptr<BundleReader> reader;
@@ -215,7 +215,7 @@ TEST(TensorBundle, DataFileLayoutIsTensorFlows) {
   const BundleEntryProto& c = reader->entries().at("c").proto;
   EXPECT_EQ(c.offset(), 17);
   EXPECT_EQ(c.size(), 8);
-  EXPECT_EQ(c.crc32c(), sstable::MaskCrc(Crc32c(data.data() + 17, 8)));
+  EXPECT_EQ(c.crc32c(), MaskCrc32c(Crc32c(data.data() + 17, 8)));
   std::vector<TableEntry> table;
   TW_ASSERT_OK(sstable::ReadSortedTable(ReadFile(BundleIndexPath(prefix)), "i", &table));
   ASSERT_EQ(table.size(), 4u);
@@ -402,7 +402,7 @@ TEST(TensorBundle, PartitionedTensorsAreAssembledFromTheirSlices) {
     slice.mutable_shape()->add_dim()->set_size(2);
     slice.set_offset(data.size());
     slice.set_size(8);
-    slice.set_crc32c(sstable::MaskCrc(Crc32c(values, 8)));
+    slice.set_crc32c(MaskCrc32c(Crc32c(values, 8)));
     data.append(reinterpret_cast<const char*>(values), 8);
     records.push_back({SliceKeyOfW(start), slice.SerializeAsString()});
   }
