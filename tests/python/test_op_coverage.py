@@ -112,6 +112,8 @@ NO_WRAPPER = {
     "DestroyResourceOp": "TensorFlow's Python builds it only in eager mode (a resource "
     "variable's deleter), never in a graph; the runtime registers it for GraphDefs written by "
     "TensorFlow",
+    "DisableCopyOnRead": "TensorFlow's Python emits it only inside its savers' and tf.function's "
+    "generated graphs (gen_resource_variable_ops); the runtime registers it so those graphs import",
     "PopulationCount": "TensorFlow exposes it only as tf.raw_ops.PopulationCount; the runtime "
     "registers it for GraphDefs written by TensorFlow",
     **dict.fromkeys(

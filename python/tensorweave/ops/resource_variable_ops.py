@@ -383,6 +383,7 @@ for _op_type in (
     "AssignSubVariableOp",
     "VarIsInitializedOp",
     "DestroyResourceOp",
+    "DisableCopyOnRead",
     "VariableShape",
     "ResourceScatterAdd",
     "ResourceScatterUpdate",
