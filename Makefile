@@ -311,6 +311,7 @@ demo: deps
 bench: lib python $(BUILD)/bench/grpc_floor
 	PYTHONPATH=python $(PYTHON) bench/session_overhead.py
 	PYTHONPATH=python $(PYTHON) bench/train_step.py
+	PYTHONPATH=python $(PYTHON) bench/graph_optimizer.py
 	$(BUILD)/bench/grpc_floor
 
 clean:

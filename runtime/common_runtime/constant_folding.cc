@@ -3,13 +3,12 @@
 // its results read a Const instead.
 //
 // What is never folded: stateful ops (variables, queues, random ops, Print,
-// Assert), random ops even when stateless, signature endpoints and
-// placeholders, control-flow ops and every node downstream of one (so
-// nothing inside a loop frame or a cond branch), function calls, nodes with
-// ref/resource/variant outputs, nodes asking for a non-CPU device, async
-// kernels, and results larger than options.max_folded_constant_bytes. A
-// kernel that fails here leaves its node as it was, to fail at run time
-// with the same error as without the optimizer.
+// Assert), nodes without inputs other than Const, random ops even when stateless, signature
+// endpoints and placeholders, control-flow ops and every node downstream of one (so nothing inside
+// a loop frame or a cond branch), function calls, nodes with ref/resource/variant outputs, nodes
+// asking for a non-CPU device, async kernels, and results larger than
+// options.max_folded_constant_bytes. A kernel that fails here leaves its node as it was, to fail at
+// run time with the same error as without the optimizer.
 //
 // A folded node that something outside the folded set consumes becomes a
 // Const under its own name (single-output nodes; a multi-output node's
@@ -131,9 +130,11 @@ class ConstantFolder {
  private:
   bool Foldable(const Node* node) const {
     const std::string& type = node->type_string();
-    return node->num_outputs() > 0 && !node->IsStateful() && !IsSignatureEndpoint(node) &&
-           !IsPlaceholder(type) && !IsControlFlowOp(node) && !IsRandomOp(type) &&
-           !IsFunctionCallOp(*graph_, node) && !HasNonValueOutput(node) &&
+    // A node without inputs (other than Const) is a source of values the
+    // graph does not hold: a placeholder, a reader, a test op that waits.
+    return node->num_outputs() > 0 && node->num_inputs() > 0 && !node->IsStateful() &&
+           !IsSignatureEndpoint(node) && !IsPlaceholder(type) && !IsControlFlowOp(node) &&
+           !IsRandomOp(type) && !IsFunctionCallOp(*graph_, node) && !HasNonValueOutput(node) &&
            !RequestsOtherThanCpu(node) && options_.preserved_nodes.count(node->name()) == 0;
   }
 

@@ -115,8 +115,11 @@ Status ReplaceNode(Graph* graph, Node* node, const NodeDef& def,
 
 Status ReplaceWithConst(Graph* graph, Node* node, const Tensor& value,
                         const std::vector<Node*>& controls, Node** replacement) {
-  return ReplaceNode(graph, node, ConstNodeDef(node->name(), node->requested_device(), value), {},
-                     controls, replacement);
+  NodeDef def = ConstNodeDef(node->name(), node->requested_device(), value);
+  // Colocation ("loc:@variable") still says where the value is wanted.
+  const AttrValue* colocation = FindNodeAttr(node->def(), "_class");
+  if (colocation != nullptr) (*def.mutable_attr())["_class"] = *colocation;
+  return ReplaceNode(graph, node, def, {}, controls, replacement);
 }
 
 Status ForwardConsumers(Graph* graph, NodeOutput from, NodeOutput to) {

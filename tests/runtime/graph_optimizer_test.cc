@@ -35,6 +35,13 @@ Tensor Ints(const std::vector<int32_t>& values) {
   return tensor;
 }
 
+Tensor IntScalar(int32_t value) {
+  Tensor tensor;
+  EXPECT_TRUE(Tensor::Allocate(DT_INT32, TensorShape(), &tensor).ok());
+  tensor.data<int32_t>()[0] = value;
+  return tensor;
+}
+
 NodeDef* Const(GraphDef* graph, const std::string& name, const Tensor& value,
                const std::string& device = "") {
   NodeDef* node = AddNode(graph, name, "Const", {}, device);
@@ -60,6 +67,13 @@ NodeDef* Unary(GraphDef* graph, const std::string& name, const std::string& op,
   NodeDef* node = AddNode(graph, name, op, {input}, device);
   SetAttr(node, "T", DT_FLOAT);
   return node;
+}
+
+NodeDef* FindMutable(GraphDef* graph, const std::string& name) {
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.name() == name) return &node;
+  }
+  return nullptr;
 }
 
 ConfigProto OptimizerOff() {
@@ -235,6 +249,16 @@ TEST(ConstantFoldingTest, StatefulAndRandomOpsAreNeverFolded) {
   EXPECT_EQ(OpOf(optimized, "counter"), "SessionTestCounter");
 }
 
+TEST(ConstantFoldingTest, SourcesOtherThanConstAreNotRunWhileOptimizing) {
+  // A node without inputs may wait for its step (a reader, a queue, a
+  // test op that blocks until cancelled): only a run may start it.
+  GraphDef graph;
+  AddNode(&graph, "source", "SessionTestScalar");
+  SetAttr(FindMutable(&graph, "source"), "value", 2.0f);
+  Unary(&graph, "y", "Neg", "source");
+  EXPECT_EQ(OpOf(Optimized(graph, {}, {"y:0"}), "source"), "SessionTestScalar");
+}
+
 TEST(ConstantFoldingTest, ControlInputsOfFoldedNodesAreKept) {
   GraphDef graph;
   AddNode(&graph, "counter", "SessionTestCounter");
@@ -258,7 +282,7 @@ TEST(ConstantFoldingTest, AKernelErrorIsLeftForTheRunToReport) {
   GraphDef graph;
   Const(&graph, "values", Floats({1, 2, 3}, TensorShape({3})));
   Const(&graph, "indices", Ints({5}));
-  Const(&graph, "axis", Ints({}));
+  Const(&graph, "axis", IntScalar(0));
   NodeDef* gather = AddNode(&graph, "gather", "GatherV2", {"values", "indices", "axis"});
   SetAttr(gather, "Tparams", DT_FLOAT);
   SetAttr(gather, "Tindices", DT_INT32);
@@ -348,7 +372,7 @@ TEST(ConstantFoldingTest, ShapesTheShapeFunctionsKnowFold) {
 
 TEST(ConstantFoldingTest, MultiOutputNodesFoldPerOutput) {
   GraphDef graph;
-  Const(&graph, "axis", Ints({}));
+  Const(&graph, "axis", IntScalar(0));
   Const(&graph, "values", Floats({1, 2, 3, 4}, TensorShape({4})));
   NodeDef* split = AddNode(&graph, "split", "Split", {"axis", "values"});
   SetAttr(split, "T", DT_FLOAT);
@@ -470,7 +494,7 @@ TEST(ArithmeticSimplifierTest, AnIdentityOfAVariableIsASnapshotAndStays) {
   GraphDef graph;
   NodeDef* variable = AddNode(&graph, "v", "VariableV2");
   SetAttr(variable, "dtype", DT_FLOAT);
-  SetAttr(variable, "shape", PartialTensorShape({}));
+  SetAttr(variable, "shape", PartialTensorShape::FromShape(TensorShape()));
   Unary(&graph, "snapshot", "Identity", "v");
   Unary(&graph, "y", "Neg", "snapshot");
   EXPECT_EQ(OpOf(Optimized(graph, {}, {"y:0"}), "snapshot"), "Identity");
@@ -498,7 +522,7 @@ TEST(ArithmeticSimplifierTest, NeutralOperationsAreBypassed) {
 
 TEST(ArithmeticSimplifierTest, TransposesThatCancelAndNoOpReshapesGo) {
   GraphDef graph;
-  AddPlaceholder(&graph, "x", PartialTensorShape({2, 3, 4}));
+  AddPlaceholder(&graph, "x", PartialTensorShape::FromShape(TensorShape({2, 3, 4})));
   Const(&graph, "perm", Ints({1, 2, 0}));
   Const(&graph, "inverse", Ints({2, 0, 1}));
   Const(&graph, "same", Ints({0, 1, 2}));
@@ -568,7 +592,9 @@ TEST(DependencyOptimizationTest, RelayNoOpsGoButTargetsStay) {
   AddNode(&graph, "counter", "SessionTestCounter");
   AddNode(&graph, "relay", "NoOp", {"^counter"});
   AddNode(&graph, "target", "NoOp", {"^relay"});
-  GraphDef optimized = Optimized(graph, {}, {}, {"target"});
+  ConfigProto config;  // the graph is smaller than the default minimum
+  config.mutable_graph_options()->mutable_rewrite_options()->set_min_graph_nodes(-1);
+  GraphDef optimized = Optimized(graph, {}, {}, {"target"}, config);
   EXPECT_EQ(OpOf(optimized, "relay"), "<absent>");
   ASSERT_EQ(OpOf(optimized, "target"), "NoOp");
   EXPECT_EQ(FindNode(optimized, "target")->input(0), "^counter");
@@ -601,7 +627,7 @@ TEST(CommonSubexpressionTest, StatefulNodesDifferentAttrsAndDevicesDoNotMerge) {
     SetAttr(random, "T", DT_INT32);
     SetAttr(random, "dtype", DT_FLOAT);
   }
-  AddPlaceholder(&graph, "x", PartialTensorShape({3}));
+  AddPlaceholder(&graph, "x", PartialTensorShape::FromShape(TensorShape({3})));
   Const(&graph, "axis", Ints({0}));
   for (const char* name : {"keep", "drop"}) {
     NodeDef* sum = AddNode(&graph, name, "Sum", {"x", "axis"});
@@ -645,7 +671,7 @@ std::vector<float> Ramp(int n, float scale, float offset) {
 // x [1,4,4,2] → conv (2 → 3 channels) → batch norm.
 GraphDef ConvBatchNorm(const std::string& bn_op, bool training, bool filter_shared) {
   GraphDef graph;
-  AddPlaceholder(&graph, "x", PartialTensorShape({1, 4, 4, 2}));
+  AddPlaceholder(&graph, "x", PartialTensorShape::FromShape(TensorShape({1, 4, 4, 2})));
   Const(&graph, "filter", Floats(Ramp(12, 0.1f, -0.3f), TensorShape({1, 2, 2, 3})));
   NodeDef* conv = AddNode(&graph, "conv", "Conv2D", {"x", "filter"});
   SetAttr(conv, "T", DT_FLOAT);
@@ -662,7 +688,10 @@ GraphDef ConvBatchNorm(const std::string& bn_op, bool training, bool filter_shar
   SetAttr(bn, "is_training", training);
   SetAttr(bn, "epsilon", 0.01f);
   Unary(&graph, "y", "Relu", "bn");
-  if (filter_shared) Unary(&graph, "filter_twice", "Neg", "filter");
+  if (filter_shared) {
+    AddPlaceholder(&graph, "s");
+    Binary(&graph, "filter_twice", "Mul", "filter", "s");
+  }
   return graph;
 }
 
@@ -682,12 +711,13 @@ TEST(BatchNormFoldingTest, TrainingModeOrASharedFilterIsLeftAlone) {
   GraphDef training = ConvBatchNorm("FusedBatchNormV3", true, false);
   EXPECT_EQ(OpOf(Optimized(training, {"x:0"}, {"y:0"}), "bn"), "FusedBatchNormV3");
   GraphDef shared = ConvBatchNorm("FusedBatchNormV3", false, true);
-  EXPECT_EQ(OpOf(Optimized(shared, {"x:0"}, {"y:0", "filter_twice:0"}), "bn"), "FusedBatchNormV3");
+  EXPECT_EQ(OpOf(Optimized(shared, {"x:0", "s:0"}, {"y:0", "filter_twice:0"}), "bn"),
+            "FusedBatchNormV3");
 }
 
 TEST(BatchNormFoldingTest, KerasUnfusedScaleAndShiftAfterADepthwiseConvolutionFold) {
   GraphDef graph;
-  AddPlaceholder(&graph, "x", PartialTensorShape({1, 4, 4, 2}));
+  AddPlaceholder(&graph, "x", PartialTensorShape::FromShape(TensorShape({1, 4, 4, 2})));
   Const(&graph, "filter", Floats(Ramp(8, 0.2f, -0.5f), TensorShape({2, 2, 2, 2})));
   NodeDef* conv = AddNode(&graph, "conv", "DepthwiseConv2dNative", {"x", "filter"});
   SetAttr(conv, "T", DT_FLOAT);
@@ -706,7 +736,7 @@ TEST(BatchNormFoldingTest, KerasUnfusedScaleAndShiftAfterADepthwiseConvolutionFo
 
 TEST(BatchNormFoldingTest, AScaleAfterAMatMulAndItsBiasFolds) {
   GraphDef graph;
-  AddPlaceholder(&graph, "x", PartialTensorShape({2, 3}));
+  AddPlaceholder(&graph, "x", PartialTensorShape::FromShape(TensorShape({2, 3})));
   Const(&graph, "weights", Floats(Ramp(6, 0.3f, -1.0f), TensorShape({3, 2})));
   NodeDef* matmul = AddNode(&graph, "matmul", "MatMul", {"x", "weights"});
   SetAttr(matmul, "T", DT_FLOAT);
