@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "runtime/common_runtime/direct_session.h"
 #include "runtime/common_runtime/session_factory.h"
 #include "runtime/common_runtime/subgraph.h"
 #include "runtime/graph/graph_def_import.h"
@@ -749,6 +750,31 @@ TEST(BatchNormFoldingTest, AScaleAfterAMatMulAndItsBiasFolds) {
   EXPECT_EQ(OpOf(optimized, "y"), "<absent>");
   ExpectSameResults(graph, {{"x:0", Floats(Ramp(6, 0.5f, -1.0f), TensorShape({2, 3}))}}, {"z:0"},
                     1e-6f);
+}
+
+}  // namespace
+}  // namespace tensorweave
+
+namespace tensorweave {
+namespace {
+
+TEST(GraphOptimizerSessionTest, PartitionGraphsAreTheOptimizedOnes) {
+  using namespace session_test;  // NOLINT: test helpers
+  GraphDef graph = ConstantChain(10);
+  SessionOptions options;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(options, &session).ok());
+  ASSERT_TRUE(session->Create(graph).ok());
+  std::vector<Tensor> outputs;
+  ASSERT_TRUE(session->Run({}, {"y10"}, {}, &outputs).ok());
+  std::map<std::string, GraphDef> partitions;
+  auto* direct = dynamic_cast<DirectSession*>(session.get());
+  ASSERT_NE(direct, nullptr);
+  ASSERT_TRUE(direct->GetPartitionGraphs({}, {"y10"}, {}, &partitions).ok());
+  ASSERT_EQ(partitions.size(), 1u);
+  const GraphDef& partition = partitions.begin()->second;
+  EXPECT_EQ(CountOps(partition, "AddV2"), 0);
+  EXPECT_EQ(OpOf(partition, "y10"), "Const");
 }
 
 }  // namespace
