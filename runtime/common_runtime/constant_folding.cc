@@ -16,9 +16,14 @@
 // input that reached any node folded into it, so ordering against stateful
 // nodes survives. Folded nodes nothing reads any more are removed.
 //
+// Folding stops starting kernels after options.max_folding_millis (1 s by
+// default): the rest runs at run time, where a step can be cancelled or
+// time out.
+//
 // Shape, Size and Rank of a non-constant input whose shape the shape
 // functions fully know fold too (the Const keeps a control edge from that
 // input's node, so it still runs after it, dead or alive alike).
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -172,8 +177,14 @@ class ConstantFolder {
     return &entry->outputs;
   }
 
+  bool OutOfTime() const {
+    return options_.max_folding_millis >= 0 &&
+           std::chrono::steady_clock::now() - start_ >
+               std::chrono::milliseconds(options_.max_folding_millis);
+  }
+
   bool TryFold(Device* device, Node* node) {
-    if (!Foldable(node)) return false;
+    if (!Foldable(node) || OutOfTime()) return false;
     std::vector<TensorValue> inputs(node->num_inputs());
     for (int i = 0; i < node->num_inputs(); ++i) {
       NodeOutput input = DataInput(node, i);
@@ -364,6 +375,7 @@ class ConstantFolder {
   std::vector<bool> tainted_;
   std::vector<std::unique_ptr<Folded>> folded_;  // by node id; null: not constant
   std::unique_ptr<ShapeRefiner> refiner_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace

@@ -36,6 +36,9 @@ GraphOptimizerOptions GraphOptimizerOptionsFromConfig(const ConfigProto& config)
   if (rewrite.min_graph_nodes() != 0) {
     options.min_graph_nodes = rewrite.min_graph_nodes() < 0 ? 0 : rewrite.min_graph_nodes();
   }
+  if (rewrite.meta_optimizer_timeout_ms() != 0) {
+    options.max_folding_millis = rewrite.meta_optimizer_timeout_ms();
+  }
   if (classic.max_folded_constant_in_bytes() > 0) {
     options.max_folded_constant_bytes = classic.max_folded_constant_in_bytes();
   }

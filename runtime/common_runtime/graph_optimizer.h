@@ -50,6 +50,7 @@ namespace tensorweave {
 
 // TensorFlow folds constants of at most 10 MB; so do we by default.
 inline constexpr int64_t kDefaultMaxFoldedConstantBytes = int64_t{10} << 20;
+inline constexpr int64_t kDefaultMaxFoldingMillis = 1000;
 
 struct GraphOptimizerOptions {
   bool constant_folding = true;
@@ -61,6 +62,12 @@ struct GraphOptimizerOptions {
   int min_graph_nodes = 4;
   // A folded result larger than this stays computed at run time.
   int64_t max_folded_constant_bytes = kDefaultMaxFoldedConstantBytes;
+  // Constant folding stops starting kernels once it has run this long
+  // (what is left runs at run time, where steps can be cancelled and time
+  // out): a graph computing minutes of work from constants must not hold
+  // its first Session.run in an optimizer nothing can interrupt. Negative:
+  // no limit.
+  int64_t max_folding_millis = kDefaultMaxFoldingMillis;
   // Nodes no pass may remove or rename: the signature's targets.
   std::unordered_set<std::string> preserved_nodes;
 
@@ -77,7 +84,9 @@ struct GraphOptimizerOptions {
 //   their pass on at L0 too (TensorFlow's classic optimizer);
 // - rewrite_options.disable_meta_optimizer turns every pass off;
 // - min_graph_nodes 0 means 4, a negative value 0 (as in TensorFlow);
-// - max_folded_constant_in_bytes 0 means kDefaultMaxFoldedConstantBytes.
+// - max_folded_constant_in_bytes 0 means kDefaultMaxFoldedConstantBytes;
+// - rewrite_options.meta_optimizer_timeout_ms bounds constant folding's
+//   kernel time (0: kDefaultMaxFoldingMillis, negative: no bound).
 // Toggles: constant_folding, arithmetic_optimization, remapping (batch-norm
 // folding), common_subgraph_elimination, dependency_optimization.
 GraphOptimizerOptions GraphOptimizerOptionsFromConfig(const ConfigProto& config);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "runtime/common_runtime/direct_session.h"
@@ -308,6 +309,28 @@ TEST(ConstantFoldingTest, ResultsOverTheSizeCapStayComputed) {
       1000);
   EXPECT_EQ(OpOf(Optimized(graph, {}, {"fill:0"}, {}, capped), "fill"), "Fill");
   EXPECT_EQ(OpOf(Optimized(graph, {}, {"fill:0"}), "fill"), "Const");
+}
+
+TEST(ConstantFoldingTest, FoldingStopsAtItsTimeBudget) {
+  // Minutes of products of constants must not hold up building the step,
+  // where nothing can cancel them: the rest is left to the run.
+  GraphDef graph;
+  Const(&graph, "dims", Ints({512, 512}));
+  Scalar(&graph, "value", 0.0f);
+  NodeDef* fill = AddNode(&graph, "p0", "Fill", {"dims", "value"});
+  SetAttr(fill, "T", DT_FLOAT);
+  SetAttr(fill, "index_type", DT_INT32);
+  for (int i = 1; i <= 200; ++i) {
+    NodeDef* product =
+        AddNode(&graph, StrCat("p", i), "MatMul", {StrCat("p", i - 1), StrCat("p", i - 1)});
+    SetAttr(product, "T", DT_FLOAT);
+  }
+  ConfigProto config;
+  config.mutable_graph_options()->mutable_rewrite_options()->set_meta_optimizer_timeout_ms(50);
+  const auto start = std::chrono::steady_clock::now();
+  GraphDef optimized = Optimized(graph, {}, {"p200:0"}, {}, config);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(OpOf(optimized, "p200"), "MatMul");
 }
 
 TEST(ConstantFoldingTest, NodesAskingForAnotherDeviceTypeAreNotFolded) {
