@@ -181,3 +181,23 @@ def test_random_arithmetic_graphs_keep_their_values(seed):
         off = sess.run(fetches, feed)
     for value_on, value_off in zip(on, off):
         np.testing.assert_allclose(value_on, value_off, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("config", [None, OFF], ids=["optimizer on", "optimizer off"])
+def test_a_remote_session_optimizes_its_signatures_too(config):
+    """The master optimizes each signature's graph before partitioning it:
+    the folded and pushed-down chains give the same values remotely."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        from_constant = tf.constant(0.0)
+        from_x = x
+        for _ in range(200):
+            from_constant = from_constant + 1.0
+            from_x = from_x - 0.5
+    server = tf.train.Server.create_local_server()
+    try:
+        with tf.Session(server.target, graph=graph, config=config) as sess:
+            assert sess.run([from_constant, from_x], {x: 1.0}) == [200.0, -99.0]
+    finally:
+        server.stop()
