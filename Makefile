@@ -358,6 +358,7 @@ bench: lib python $(BUILD)/bench/grpc_floor
 	PYTHONPATH=python $(PYTHON) bench/session_overhead.py
 	PYTHONPATH=python $(PYTHON) bench/train_step.py
 	PYTHONPATH=python $(PYTHON) bench/conv_net.py
+	PYTHONPATH=python $(PYTHON) bench/graph_optimizer.py
 	$(BUILD)/bench/grpc_floor
 
 clean:

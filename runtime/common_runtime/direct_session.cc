@@ -7,6 +7,7 @@
 #include <set>
 
 #include "runtime/common_runtime/function_runtime.h"
+#include "runtime/common_runtime/graph_optimizer.h"
 #include "runtime/common_runtime/local_devices.h"
 #include "runtime/common_runtime/partition.h"
 #include "runtime/common_runtime/placer.h"
@@ -579,6 +580,7 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   TW_RETURN_IF_ERROR(CopyGraph(*graph_, &graph));
   RewriteResult rewrite;
   TW_RETURN_IF_ERROR(RewriteForSignature(signature, &graph, &rewrite));
+  TW_RETURN_IF_ERROR(OptimizeSignatureGraph(options_.config, signature, &graph));
 
   std::vector<Device*> devices;
   for (const auto& device : devices_) devices.push_back(device.get());

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <random>
 
+#include "runtime/common_runtime/graph_optimizer.h"
 #include "runtime/common_runtime/partition.h"
 #include "runtime/common_runtime/placer.h"
 #include "runtime/common_runtime/run_signature.h"
@@ -588,6 +589,7 @@ Status MasterSession::Build(const std::vector<std::string>& feeds,
   const SignatureEndpoints endpoints{client_device_.name(), client_device_.incarnation()};
   RewriteResult rewrite;
   TW_RETURN_IF_ERROR(RewriteForSignature(signature, endpoints, &graph, &rewrite));
+  TW_RETURN_IF_ERROR(OptimizeSignatureGraph(options_.config, signature, &graph));
 
   // Placement needs only names: one nameplate Device per cluster device,
   // the client device first so nodes without a request land on its task.
