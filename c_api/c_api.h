@@ -991,8 +991,9 @@ TF_CAPI_EXPORT extern TF_Session* TF_NewSession(TF_Graph* graph, const TF_Sessio
                                                 TF_Status* status);
 
 /* Runs one step.
- *   run_options    in   a serialized RunOptions (timeout_in_ms is honoured),
- *                       or NULL; bytes that do not parse: TF_INVALID_ARGUMENT
+ *   run_options    in   a serialized RunOptions (trace_level, timeout_in_ms
+ *                       and output_partition_graphs are honoured), or NULL;
+ *                       bytes that do not parse: TF_INVALID_ARGUMENT
  *   inputs, input_values, ninputs
  *                  in   feed `input_values[i]` into tensor `inputs[i]`; the
  *                       caller keeps ownership of the feed tensors (the
@@ -1007,7 +1008,11 @@ TF_CAPI_EXPORT extern TF_Session* TF_NewSession(TF_Graph* graph, const TF_Sessio
  *                       set to NULL
  *   target_opers, ntargets
  *                  in   operations to run whose outputs are not fetched
- *   run_metadata   out  may be NULL; left untouched (no metadata is produced)
+ *   run_metadata   out  NULL, or an empty buffer (data == NULL; otherwise
+ *                       TF_INVALID_ARGUMENT) that receives a serialized
+ *                       RunMetadata, also when the run fails: step_stats for
+ *                       a traced run, partition_graphs when asked for; free
+ *                       it with TF_DeleteBuffer
  * Before running, the operations added to the graph since the session last
  * saw it are sent to the session; if they are rejected the run fails with
  * that error and they are offered again on the next run.
@@ -1348,6 +1353,25 @@ TF_CAPI_EXPORT extern void TF_DeleteServer(TF_Server* server);
  * those of the master. The caller keeps `opt` and `containers`. */
 TF_CAPI_EXPORT extern void TF_Reset(const TF_SessionOptions* opt, const char** containers,
                                     int ncontainers, TF_Status* status);
+
+/* ---- Run metadata and partial runs (issue 11: RUNMETA) ------------------ */
+
+/* TW_SessionRunCallable that also reports what the callable's
+ * run_options ask for (trace_level: step_stats; output_partition_graphs:
+ * partition_graphs).
+ *   run_metadata  out  NULL (then exactly TW_SessionRunCallable), or an
+ *                      empty buffer (data == NULL; otherwise
+ *                      TF_INVALID_ARGUMENT) that receives a serialized
+ *                      RunMetadata, also when the run fails; free it with
+ *                      TF_DeleteBuffer
+ * Everything else as TW_SessionRunCallable. */
+TF_CAPI_EXPORT extern void TW_SessionRunCallableWithMetadata(TF_Session* session, int64_t handle,
+                                                             TF_Tensor* const* input_values,
+                                                             int ninputs, TF_Tensor** output_values,
+                                                             int noutputs, TF_Buffer* run_metadata,
+                                                             TF_Status* status);
+
+/* ---- end of run metadata and partial runs ---- */
 
 #ifdef __cplusplus
 } /* end extern "C" */

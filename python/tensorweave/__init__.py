@@ -109,7 +109,7 @@ for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")
 
 from tensorweave.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: F401
-from tensorweave.proto.config_pb2 import ConfigProto, RunOptions  # noqa: F401
+from tensorweave.proto.config_pb2 import ConfigProto, RunMetadata, RunOptions  # noqa: F401
 from tensorweave.proto.graph_pb2 import GraphDef  # noqa: F401
 from tensorweave.proto.meta_graph_pb2 import MetaGraphDef, TensorInfo  # noqa: F401
 from tensorweave.proto.node_def_pb2 import NodeDef  # noqa: F401

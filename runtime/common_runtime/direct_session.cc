@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "runtime/common_runtime/function_runtime.h"
@@ -12,6 +13,7 @@
 #include "runtime/common_runtime/placer.h"
 #include "runtime/common_runtime/rendezvous_impl.h"
 #include "runtime/common_runtime/session_factory.h"
+#include "runtime/common_runtime/step_stats_collector.h"
 #include "runtime/common_runtime/subgraph.h"
 #include "runtime/common_runtime/thread_pools.h"
 #include "runtime/graph/algorithm.h"
@@ -99,6 +101,19 @@ class RunCallFrame final : public CallFrameInterface {
   Tensor* retvals_;
   int num_retvals_;
 };
+
+// What a run with `options` reports: the stats `collector` gathered (when
+// the run was traced) and the partition graphs (when asked for).
+void FillRunMetadata(const RunOptions& options,
+                     const std::map<std::string, GraphDef>& partition_graphs,
+                     std::optional<StepStatsCollector>* collector, RunMetadata* run_metadata) {
+  if (collector->has_value()) (*collector)->Finalize(run_metadata->mutable_step_stats());
+  if (options.output_partition_graphs()) {
+    for (const auto& [device, graph] : partition_graphs) {
+      *run_metadata->add_partition_graphs() = graph;
+    }
+  }
+}
 
 }  // namespace
 
@@ -252,6 +267,14 @@ Status DirectSession::Run(const RunOptions& options,
                           const std::vector<std::string>& output_names,
                           const std::vector<std::string>& target_nodes,
                           std::vector<Tensor>* outputs) {
+  return Run(options, inputs, output_names, target_nodes, outputs, nullptr);
+}
+
+Status DirectSession::Run(const RunOptions& options,
+                          const std::vector<std::pair<std::string, Tensor>>& inputs,
+                          const std::vector<std::string>& output_names,
+                          const std::vector<std::string>& target_nodes,
+                          std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
   outputs->clear();  // a failed run leaves no stale values behind
   if (output_names.empty() && target_nodes.empty()) {
     return errors::InvalidArgument("Run needs at least one fetch or target");
@@ -272,7 +295,7 @@ Status DirectSession::Run(const RunOptions& options,
   std::vector<Tensor> feeds;
   feeds.reserve(inputs.size());
   for (const auto& input : inputs) feeds.push_back(input.second);
-  return RunPrepared(options, *entry, feeds, !built_now, outputs);
+  return RunPrepared(options, *entry, feeds, !built_now, outputs, run_metadata);
 }
 
 // --- Callables -------------------------------------------------------------
@@ -334,6 +357,11 @@ Status DirectSession::FindCallable(CallableHandle handle,
 
 Status DirectSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                                   std::vector<Tensor>* fetches) {
+  return RunCallable(handle, feeds, fetches, nullptr);
+}
+
+Status DirectSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                                  std::vector<Tensor>* fetches, RunMetadata* run_metadata) {
   fetches->clear();
   if (closed_.load(std::memory_order_acquire)) return ClosedError();
   std::shared_ptr<Callable> callable;
@@ -347,7 +375,7 @@ Status DirectSession::RunCallable(CallableHandle handle, const std::vector<Tenso
   const bool compiling_run =
       callable->first_run_follows_compile.load(std::memory_order_relaxed) &&
       callable->first_run_follows_compile.exchange(false, std::memory_order_relaxed);
-  return RunPrepared(callable->run_options, entry, feeds, !compiling_run, fetches);
+  return RunPrepared(callable->run_options, entry, feeds, !compiling_run, fetches, run_metadata);
 }
 
 Status DirectSession::ReleaseCallable(CallableHandle handle) {
@@ -407,7 +435,7 @@ Status DirectSession::CheckFeeds(const CacheEntry& entry, const std::vector<Tens
 
 Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& entry,
                                   const std::vector<Tensor>& feeds, bool cache_hit,
-                                  std::vector<Tensor>* outputs) {
+                                  std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
   TW_RETURN_IF_ERROR(CheckFeeds(entry, feeds));
   const ExecutorsAndKeys& executors = *entry.executors;
   const SignatureBinding& binding = entry.binding;
@@ -440,6 +468,10 @@ Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& e
   // the step has finished (also on error, timeout and cancellation).
   ScopedStepContainer step_container(args.step_id);
   args.step_container = &step_container;
+  std::optional<StepStatsCollector> collector;
+  if (run_metadata != nullptr && options.trace_level() >= RunOptions::SOFTWARE_TRACE) {
+    args.stats_collector = &collector.emplace();
+  }
   int64_t timeout_ms =
       options.timeout_in_ms() > 0 ? options.timeout_in_ms() : operation_timeout_ms_;
   // A timeout longer than a century cannot expire; treating it as none also
@@ -466,6 +498,9 @@ Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& e
   }
   if (status.ok() && !binding.fetches_are_retvals) {
     for (int i = 0; i < num_outputs; ++i) (*outputs)[i] = distinct[binding.fetch_to_retval[i]];
+  }
+  if (run_metadata != nullptr) {
+    FillRunMetadata(options, executors.partition_graphs, &collector, run_metadata);
   }
   // The last use of the session's state: a destructor waiting for this step
   // may proceed as soon as it is unregistered.

@@ -29,6 +29,12 @@
 //   with DEADLINE_EXCEEDED "Timed out after N ms". Close cancels running
 //   steps, which fail with CANCELLED.
 //
+// - RunOptions.trace_level SOFTWARE_TRACE or above records every kernel run
+//   (step_stats_collector.h) into RunMetadata.step_stats, one
+//   DeviceStepStats per device; output_partition_graphs copies the
+//   partition graphs into RunMetadata.partition_graphs. Untraced runs
+//   record nothing.
+//
 // Thread-safety: every method may be called from any thread at any time;
 // Run calls proceed concurrently.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_DIRECT_SESSION_H_
@@ -79,9 +85,15 @@ class DirectSession : public Session {
   Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& inputs,
              const std::vector<std::string>& output_names,
              const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs) override;
+  Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_names,
+             const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs,
+             RunMetadata* run_metadata) override;
   Status MakeCallable(const CallableOptions& options, CallableHandle* handle) override;
   Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                      std::vector<Tensor>* fetches) override;
+  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                     std::vector<Tensor>* fetches, RunMetadata* run_metadata) override;
   Status ReleaseCallable(CallableHandle handle) override;
   Status ListDevices(std::vector<DeviceAttributes>* devices) override;
   Status Close() override;
@@ -121,9 +133,10 @@ class DirectSession : public Session {
 
   // Runs the prepared step `entry` with `feeds` in the order of its
   // spelling: the one path of Run and RunCallable.
+  // `run_metadata` (may be null) gets what `options` asks for.
   Status RunPrepared(const RunOptions& options, const CacheEntry& entry,
-                     const std::vector<Tensor>& feeds, bool cache_hit,
-                     std::vector<Tensor>* outputs);
+                     const std::vector<Tensor>& feeds, bool cache_hit, std::vector<Tensor>* outputs,
+                     RunMetadata* run_metadata);
   Status CheckFeeds(const CacheEntry& entry, const std::vector<Tensor>& feeds) const;
 
   // Starts every partition's executor and waits, cancelling the step once

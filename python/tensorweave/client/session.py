@@ -23,6 +23,7 @@ _MAX_CACHED_PLANS = 4096
 
 # Looked up once: run() is the hot path.
 _run_callable = _c.TW_SessionRunCallable_wrapper
+_run_callable_with_metadata = _c.TW_SessionRunCallableWithMetadata_wrapper
 _asarray = np.asarray
 
 
@@ -116,6 +117,11 @@ class BaseSession:
         feed_dict: {Tensor or "name:0": value} overriding tensors for this run;
         values are converted to the tensor's dtype and checked against its
         static shape.
+        options: a tf.RunOptions (trace_level, timeout_in_ms,
+        output_partition_graphs).
+        run_metadata: a tf.RunMetadata, replaced by what the run reports
+        (step_stats when options.trace_level is SOFTWARE_TRACE or above,
+        partition_graphs when options.output_partition_graphs is set).
 
             y = x * 2.0 + 1.0
             sess.run(y, {x: np.ones((1, 4), np.float32)})
@@ -143,8 +149,9 @@ class BaseSession:
                 values = plan.split_feeds(values)
             arrays = _feed_arrays(plan.feeds, values)
         handle = plan.handle
-        if handle is None or options is not None:  # not yet prepared, or with options
-            return self._run_prepared(plan, arrays, options)
+        # Not yet prepared, or with options or metadata.
+        if handle is None or options is not None or run_metadata is not None:
+            return self._run_prepared(plan, arrays, options, run_metadata)
         try:
             results = _run_callable(self._session, handle, arrays, plan.num_fetches)
         except errors.OpError as error:
@@ -180,7 +187,7 @@ class BaseSession:
                 raise
         return _Callable(self, plan, accept_options)
 
-    def _run_plan(self, plan, values, options):
+    def _run_plan(self, plan, values, options, run_metadata=None):
         """One run of a make_callable plan with positional feed `values`."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
@@ -190,17 +197,26 @@ class BaseSession:
             raise errors.InvalidArgumentError(
                 None, None, f"Expected {len(plan.feeds)} feed values, but got {len(values)}"
             )
-        return self._run_prepared(plan, _feed_arrays(plan.feeds, values), options)
+        return self._run_prepared(plan, _feed_arrays(plan.feeds, values), options, run_metadata)
 
-    def _run_prepared(self, plan, arrays, options):
-        """Runs `plan`'s callable with the converted feed `arrays`."""
+    def _run_prepared(self, plan, arrays, options, run_metadata=None):
+        """Runs `plan`'s callable with the converted feed `arrays`; fills
+        `run_metadata` (a RunMetadata or None) with what the run reports."""
         if not plan.runs_anything:
+            if run_metadata is not None:
+                run_metadata.Clear()
             return plan.build([], arrays)
         handle = plan.handle if options is None else None
         try:
             if handle is None:
                 handle = self._plan_handle(plan, options)
-            results = _run_callable(self._session, handle, arrays, plan.num_fetches)
+            if run_metadata is None:
+                results = _run_callable(self._session, handle, arrays, plan.num_fetches)
+            else:
+                results, serialized = _run_callable_with_metadata(
+                    self._session, handle, arrays, plan.num_fetches
+                )
+                run_metadata.ParseFromString(serialized)
         except errors.OpError as error:
             self._attach_op(error)
             raise
@@ -355,7 +371,7 @@ class _Callable:
             if unexpected:
                 raise TypeError(f"Unexpected keyword arguments: {sorted(unexpected)}")
             options = kwargs.get("options")
-        return self._session._run_plan(self._plan, args, options)
+        return self._session._run_plan(self._plan, args, options, kwargs.get("run_metadata"))
 
     def __del__(self):
         session = getattr(self, "_session", None)
