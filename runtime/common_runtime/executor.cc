@@ -389,7 +389,9 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
     } else {
       // Only a traced step records; the untraced one pays a null check.
       std::optional<NodeExecStatsRecorder> trace;
-      if (state->args.stats_collector != nullptr) trace.emplace(*item.kernel);
+      if (state->args.stats_collector != nullptr) {
+        trace.emplace(*item.kernel, graph_->timeline_labels[node]);
+      }
       params.op_kernel = item.kernel;
       params.inputs = inputs;
       // A dead _Send or _Recv still runs: the _Send tells its receiver it
@@ -730,6 +732,7 @@ Status BuildExecutorGraph(const LocalExecutorParams& params, const Graph& graph,
     }
     NodeItem& item = view->items[i];
     item.kernel = (*kernels)[i].get();
+    view->timeline_labels.push_back(TimelineLabel(*node));
     item.async = item.kernel->AsAsync();
     item.declares_expensive = item.kernel->IsExpensive();
     const std::string& type = node->type_string();

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <utility>
 
+#include "runtime/framework/node_def_util.h"
+
 namespace tensorweave {
 
 namespace {
@@ -63,7 +65,7 @@ int64_t NodeExecStatsRecorder::NowNanos() {
       .count();
 }
 
-NodeExecStatsRecorder::NodeExecStatsRecorder(const OpKernel& kernel)
+NodeExecStatsRecorder::NodeExecStatsRecorder(const OpKernel& kernel, const std::string& label)
     : stats_(std::make_unique<NodeExecStats>()), start_ns_(NowNanos()) {
   stats_->set_node_name(kernel.name());
   stats_->set_all_start_nanos(start_ns_);
@@ -71,7 +73,7 @@ NodeExecStatsRecorder::NodeExecStatsRecorder(const OpKernel& kernel)
   stats_->set_scheduled_nanos(start_ns_);
   stats_->set_scheduled_micros(start_ns_ / 1000);
   stats_->set_thread_id(CurrentThreadId());
-  stats_->set_timeline_label(TimelineLabel(kernel.def()));
+  stats_->set_timeline_label(label);
 }
 
 void NodeExecStatsRecorder::KernelStarted() {
@@ -99,11 +101,36 @@ std::unique_ptr<NodeExecStats> NodeExecStatsRecorder::Done() {
   return std::move(stats_);
 }
 
-std::string TimelineLabel(const NodeDef& def) {
-  std::string label = def.name() + " = " + def.op() + "(";
-  for (int i = 0; i < def.input_size(); ++i) {
-    if (i > 0) label += ", ";
-    label += def.input(i);
+std::string TimelineLabel(const Node& node) {
+  // A transfer names the tensor it carries and the device at the other end,
+  // as TensorFlow labels it: "name = _Recv(a:0 @/job:.../device:CPU:0)".
+  const bool is_send = node.type_string() == "_Send";
+  if (is_send || node.type_string() == "_Recv") {
+    std::string tensor_name, peer;
+    if (GetNodeAttr(node.def(), "tensor_name", &tensor_name).ok() &&
+        GetNodeAttr(node.def(), is_send ? "recv_device" : "send_device", &peer).ok()) {
+      return node.name() + " = " + node.type_string() + "(" + tensor_name + " @" + peer + ")";
+    }
+  }
+  std::vector<std::string> inputs(node.num_inputs());
+  std::vector<std::string> control;
+  for (const Edge* edge : node.in_edges()) {
+    if (edge->IsControlEdge()) {
+      if (edge->src()->IsOp()) control.push_back("^" + edge->src()->name());
+      continue;
+    }
+    std::string& input = inputs[edge->dst_input()];
+    input = edge->src()->name();
+    if (edge->src_output() > 0) input += ":" + std::to_string(edge->src_output());
+  }
+  std::string label = node.name() + " = " + node.type_string() + "(";
+  bool first = true;
+  for (const std::vector<std::string>* names : {&inputs, &control}) {
+    for (const std::string& input : *names) {
+      if (!first) label += ", ";
+      label += input;
+      first = false;
+    }
   }
   label += ")";
   return label;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "runtime/framework/op_kernel.h"
+#include "runtime/graph/graph.h"
 #include "tensorweave/proto/step_stats.pb.h"
 
 namespace tensorweave {
@@ -44,7 +45,7 @@ class StepStatsCollector {
 
 // Times one node's run and describes it, for a traced step only.
 //
-//   NodeExecStatsRecorder recorder(kernel);   // all_start: now
+//   NodeExecStatsRecorder recorder(kernel, label);   // all_start: now
 //   recorder.KernelStarted();
 //   kernel->Compute(&context);
 //   recorder.KernelDone(&context);            // op_end, outputs
@@ -52,7 +53,8 @@ class StepStatsCollector {
 //   collector->Save(device, recorder.Done()); // all_end
 class NodeExecStatsRecorder {
  public:
-  explicit NodeExecStatsRecorder(const OpKernel& kernel);
+  // `label` is the node's TimelineLabel.
+  NodeExecStatsRecorder(const OpKernel& kernel, const std::string& label);
 
   void KernelStarted();
   // Records the kernel's end and describes the outputs it produced.
@@ -68,9 +70,11 @@ class NodeExecStatsRecorder {
   int64_t start_ns_;
 };
 
-// "name = Op(input, input)": TensorFlow's timeline label of a node, which
+// "name = Op(input, input)": TensorFlow's timeline label of a node (inputs
+// as "src", "src:1", control inputs as "^src"; a _Send or _Recv shows the
+// tensor it carries and the peer device, "a:0 @/job:..."), which
 // tensorweave.client.timeline parses back into its name, op and inputs.
-std::string TimelineLabel(const NodeDef& def);
+std::string TimelineLabel(const Node& node);
 
 }  // namespace tensorweave
 

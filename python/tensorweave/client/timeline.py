@@ -31,6 +31,8 @@ def _parse_label(label):
         return None
     name, op, inputs = match.groups()
     inputs = [i for i in (part.strip() for part in inputs.split(",")) if i]
+    # A transfer's input is "tensor @peer_device": the tensor it carries.
+    inputs = [i.split(" @", 1)[0] for i in inputs]
     return name, op, inputs
 
 
@@ -153,12 +155,20 @@ class Timeline:
                     name = dev_stats.thread_names.get(execution.tid, f"thread {execution.tid}")
                     trace.thread(pid, execution.tid, name)
 
-        # Where each tensor was produced: "node:slot" -> (end, pid, tid, stats).
+        # Where each tensor was produced: "node:slot" -> (end, pid, tid,
+        # NodeOutputStats). A _Send produces, for the flow arrows only, the
+        # transfer its _Recv names, so arrows cross devices.
         producers = {}
         for pid, execution in executions:
             for output in execution.stats.output:
                 key = f"{execution.name}:{output.slot}"
                 producers[key] = (execution.end, pid, execution.tid, output)
+            if execution.op == "_Send" and execution.inputs:
+                # The value leaves when the kernel starts handing it over
+                # (its receiver may finish inside that call).
+                sent = execution.start + execution.stats.op_start_rel_micros
+                key = _tensor_name(execution.inputs[0])
+                producers.setdefault(key, (sent, pid, execution.tid, None))
 
         last_use = {}
         next_flow = 0
@@ -180,17 +190,21 @@ class Timeline:
                 end, source_pid, source_tid, _ = produced
                 # Arrows between nodes of one thread would only clutter it.
                 if show_dataflow and (source_pid, source_tid) != (pid, execution.tid):
+                    # A _Recv waits from its start; the value arrives at its end.
+                    arrival = execution.end if execution.op == "_Recv" else execution.start
                     trace.flow(
                         key,
                         next_flow,
                         (end, source_pid, source_tid),
-                        (execution.start, pid, execution.tid),
+                        (arrival, pid, execution.tid),
                     )
                     next_flow += 1
 
         if show_memory:
             tensors_pid = {}
             for key, (end, pid, _, output) in producers.items():
+                if output is None:  # a transfer, not a tensor of its own
+                    continue
                 if pid not in tensors_pid:
                     tensors_pid[pid] = len(compute_pid) + len(tensors_pid)
                     device = next(d for d, p in compute_pid.items() if p == pid)
