@@ -57,19 +57,6 @@ Status RunAndConvert(Session* session, const TF_Buffer* run_options,
   return c_api::TensorsToC(&outputs, fetches.size(), output_values);
 }
 
-// Checks that `output` names an existing output of an operation.
-Status CheckOutput(const TF_Output& output, const char* role, int position) {
-  if (output.oper == nullptr) {
-    return errors::InvalidArgument(role, " ", position, " has no operation");
-  }
-  const Node* node = c_api::ToNode(output.oper);
-  if (output.index < 0 || output.index >= node->num_outputs()) {
-    return errors::OutOfRange(role, " ", position, " asks for output ", output.index, " of '",
-                              node->name(), "', which has ", node->num_outputs(), " outputs");
-  }
-  return Status::OK();
-}
-
 Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Output* inputs,
                   TF_Tensor* const* input_values, int ninputs, const TF_Output* outputs,
                   TF_Tensor** output_values, int noutputs, const TF_Operation* const* target_opers,
@@ -82,7 +69,7 @@ Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Ou
 
   std::vector<std::pair<std::string, Tensor>> feeds(ninputs);
   for (int i = 0; i < ninputs; ++i) {
-    TW_RETURN_IF_ERROR(CheckOutput(inputs[i], "Input", i));
+    TW_RETURN_IF_ERROR(c_api::CheckOutput(inputs[i], "Input", i));
     if (input_values[i] == nullptr) {
       return errors::InvalidArgument("Input ", i, " ('", c_api::OutputName(inputs[i]),
                                      "') has a NULL tensor");
@@ -92,7 +79,7 @@ Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Ou
   }
   std::vector<std::string> fetches(noutputs);
   for (int i = 0; i < noutputs; ++i) {
-    TW_RETURN_IF_ERROR(CheckOutput(outputs[i], "Output", i));
+    TW_RETURN_IF_ERROR(c_api::CheckOutput(outputs[i], "Output", i));
     fetches[i] = c_api::OutputName(outputs[i]);
   }
   std::vector<std::string> targets(ntargets);
@@ -163,6 +150,18 @@ void CopyStats(const tensorweave::SessionStats& stats, TW_SessionStats* out) {
 
 namespace tensorweave {
 namespace c_api {
+
+Status CheckOutput(const TF_Output& output, const char* role, int position) {
+  if (output.oper == nullptr) {
+    return errors::InvalidArgument(role, " ", position, " has no operation");
+  }
+  const Node* node = c_api::ToNode(output.oper);
+  if (output.index < 0 || output.index >= node->num_outputs()) {
+    return errors::OutOfRange(role, " ", position, " asks for output ", output.index, " of '",
+                              node->name(), "', which has ", node->num_outputs(), " outputs");
+  }
+  return Status::OK();
+}
 
 Status StringToBuffer(const std::string& bytes, TF_Buffer* out) {
   if (out == nullptr) return errors::InvalidArgument("The output buffer is NULL");

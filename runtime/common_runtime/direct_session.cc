@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "runtime/common_runtime/direct_session_internal.h"
 #include "runtime/common_runtime/function_runtime.h"
 #include "runtime/common_runtime/local_devices.h"
 #include "runtime/common_runtime/partition.h"
@@ -20,24 +21,6 @@
 #include "runtime/graph/graph_def_import.h"
 
 namespace tensorweave {
-
-// What one signature compiled to. Arg i is feed i and retval i is distinct
-// fetch i of the spelling that was built.
-struct DirectSession::ExecutorsAndKeys {
-  struct Part {
-    Device* device = nullptr;
-    // Runs the functions of the session's library for the executor's call
-    // kernels (null when the library is empty); outlives the executor.
-    std::unique_ptr<FunctionLibraryRuntime> function_library;
-    std::unique_ptr<Executor> executor;
-  };
-  std::vector<Part> parts;  // one per device used
-  std::vector<DataType> feed_dtypes;
-  std::vector<PartialTensorShape> feed_shapes;
-  std::vector<char> check_shape;  // the feed comes from a placeholder with a known rank
-  int num_retvals = 0;
-  std::map<std::string, GraphDef> partition_graphs;
-};
 
 // One spelling of a signature: its compiled executors and how the call's
 // feeds and fetches line up with their args and retvals.
@@ -56,15 +39,6 @@ struct DirectSession::Callable {
   // Set while the signature was compiled by MakeCallable and not run yet:
   // that first run counts as the compiling run, not as a cache hit.
   std::atomic<bool> first_run_follows_compile;
-};
-
-struct DirectSession::Step {
-  CancellationManager cancellation;
-  IntraProcessRendezvous rendezvous;
-  std::atomic<bool> cancelled{false};  // stops kernels from starting
-  Step* previous = nullptr;            // links guarded by steps_mu_
-  Step* next = nullptr;
-  bool cancelled_by_close = false;  // guarded by steps_mu_
 };
 
 namespace {
@@ -577,8 +551,8 @@ Status DirectSession::LookUpOrBuild(const RunSignature& signature, const std::st
 
   std::unique_ptr<ExecutorsAndKeys> built;
   std::vector<int> output_to_retval;
-  TW_RETURN_IF_ERROR(
-      Build(signature.feeds, signature.fetches, signature.targets, &built, &output_to_retval));
+  TW_RETURN_IF_ERROR(Build(signature.feeds, signature.fetches, signature.targets,
+                           SignatureEndpoints(), &built, &output_to_retval));
   executors_built_.fetch_add(1, std::memory_order_relaxed);
   *built_now = true;
 
@@ -606,6 +580,7 @@ Status DirectSession::LookUpOrBuild(const RunSignature& signature, const std::st
 Status DirectSession::Build(const std::vector<std::string>& feed_names,
                             const std::vector<std::string>& output_names,
                             const std::vector<std::string>& target_nodes,
+                            const SignatureEndpoints& endpoints,
                             std::unique_ptr<ExecutorsAndKeys>* built,
                             std::vector<int>* output_to_retval) {
   FeedFetchSignature signature;
@@ -613,7 +588,7 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   Graph graph(graph_->op_registry());
   TW_RETURN_IF_ERROR(CopyGraph(*graph_, &graph));
   RewriteResult rewrite;
-  TW_RETURN_IF_ERROR(RewriteForSignature(signature, &graph, &rewrite));
+  TW_RETURN_IF_ERROR(RewriteForSignature(signature, endpoints, &graph, &rewrite));
 
   std::vector<Device*> devices;
   for (const auto& device : devices_) devices.push_back(device.get());

@@ -222,6 +222,68 @@ class BaseSession:
             raise
         return results[0] if plan.single else plan.build(results, arrays)
 
+    # --- partial runs ----------------------------------------------------------
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Starts a partial run: declares everything it will fetch or run
+        (`fetches`, as for `run`) and feed (`feeds`, tensors or names), and
+        returns the handle `partial_run` takes.
+
+            h = sess.partial_run_setup([r1, r2], [a, b, c])
+            res = sess.partial_run(h, r1, feed_dict={a: 1, b: 2})
+            res = sess.partial_run(h, r2, feed_dict={c: res})
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if feeds is None:
+            feeds = []
+        elif not isinstance(feeds, (list, tuple)):
+            feeds = [feeds]
+        plan = fetch_plan.make_plan(self._graph, fetches, tuple(feeds))
+        options = plan.callable_options
+        try:
+            return c_api.TW_SessionPRunSetup_wrapper(
+                self._session,
+                [spec.tensor._tf_output for spec in plan.feeds],
+                self._tf_outputs(options.fetch),
+                [self._graph.get_operation_by_name(name)._c_op for name in options.target],
+            )
+        except errors.OpError as error:
+            self._attach_op(error)
+            raise
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues the partial run `handle` (from `partial_run_setup`):
+        feeds `feed_dict` and returns the value of `fetches`, as `run` does.
+        Every feed and fetch must have been declared at setup, and each is
+        used once; a fetch needing a feed not given yet is
+        InvalidArgumentError."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        feed_keys = tuple(feed_dict) if feed_dict else ()
+        plan = fetch_plan.make_plan(self._graph, fetches, feed_keys)
+        arrays = []
+        if feed_keys:
+            values = feed_dict.values()
+            if plan.split_feeds is not None:
+                values = plan.split_feeds(values)
+            arrays = _feed_arrays(plan.feeds, values)
+        try:
+            results = c_api.TW_SessionPRun_wrapper(
+                self._session,
+                handle,
+                [spec.tensor._tf_output for spec in plan.feeds],
+                arrays,
+                self._tf_outputs(plan.callable_options.fetch),
+            )
+        except errors.OpError as error:
+            self._attach_op(error)
+            raise
+        return results[0] if plan.single else plan.build(results, arrays)
+
+    def _tf_outputs(self, names):
+        return [self._graph.get_tensor_by_name(name)._tf_output for name in names]
+
     def _make_plan(self, key, fetches, feed_keys):
         if len(self._plans) >= _MAX_CACHED_PLANS:
             for stale in self._plans.values():
