@@ -157,6 +157,7 @@ extension = Extension(
         os.path.join("swig", "ndarray_tensor.cc"),
         os.path.join("swig", "checkpoint_reader_helper.cc"),
         os.path.join("swig", "py_func_helper.cc"),
+        os.path.join("swig", "partial_run_helper.cc"),
     ],
     depends=SWIG_DEPENDENCIES + [os.path.join("swig", "ndarray_tensor.h")],
     # build/gen: the generated protobuf headers the runtime's tensor types

@@ -31,13 +31,23 @@ struct OwnedTensors {
 };
 
 // Runs `session` and converts the results; `output_values` is written only on
-// success (the callers have set it to NULLs beforehand).
+// success (the callers have set it to NULLs beforehand). A non-NULL
+// `run_metadata` gets the serialized RunMetadata, also when the run failed
+// (as in TensorFlow, where it then holds what was recorded until the error).
 Status RunAndConvert(Session* session, const TF_Buffer* run_options,
                      const std::vector<std::pair<std::string, Tensor>>& feeds,
                      const std::vector<std::string>& fetches,
-                     const std::vector<std::string>& targets, TF_Tensor** output_values) {
+                     const std::vector<std::string>& targets, TF_Tensor** output_values,
+                     TF_Buffer* run_metadata) {
   std::vector<Tensor> outputs;
-  if (run_options != nullptr) {
+  if (run_metadata != nullptr) {
+    RunOptions options;
+    TW_RETURN_IF_ERROR(c_api::ParseRunOptions(run_options, &options));
+    tensorweave::RunMetadata metadata;
+    const Status run = session->Run(options, feeds, fetches, targets, &outputs, &metadata);
+    TW_RETURN_IF_ERROR(c_api::StringToBuffer(metadata.SerializeAsString(), run_metadata));
+    TW_RETURN_IF_ERROR(run);
+  } else if (run_options != nullptr) {
     RunOptions options;
     TW_RETURN_IF_ERROR(c_api::ParseRunOptions(run_options, &options));
     TW_RETURN_IF_ERROR(session->Run(options, feeds, fetches, targets, &outputs));
@@ -47,23 +57,10 @@ Status RunAndConvert(Session* session, const TF_Buffer* run_options,
   return c_api::TensorsToC(&outputs, fetches.size(), output_values);
 }
 
-// Checks that `output` names an existing output of an operation.
-Status CheckOutput(const TF_Output& output, const char* role, int position) {
-  if (output.oper == nullptr) {
-    return errors::InvalidArgument(role, " ", position, " has no operation");
-  }
-  const Node* node = c_api::ToNode(output.oper);
-  if (output.index < 0 || output.index >= node->num_outputs()) {
-    return errors::OutOfRange(role, " ", position, " asks for output ", output.index, " of '",
-                              node->name(), "', which has ", node->num_outputs(), " outputs");
-  }
-  return Status::OK();
-}
-
 Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Output* inputs,
                   TF_Tensor* const* input_values, int ninputs, const TF_Output* outputs,
                   TF_Tensor** output_values, int noutputs, const TF_Operation* const* target_opers,
-                  int ntargets) {
+                  int ntargets, TF_Buffer* run_metadata) {
   if (session == nullptr) return errors::InvalidArgument("TF_SessionRun: session is NULL");
   if (ninputs < 0 || noutputs < 0 || ntargets < 0) {
     return errors::InvalidArgument("TF_SessionRun: negative count of inputs, outputs or targets");
@@ -72,7 +69,7 @@ Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Ou
 
   std::vector<std::pair<std::string, Tensor>> feeds(ninputs);
   for (int i = 0; i < ninputs; ++i) {
-    TW_RETURN_IF_ERROR(CheckOutput(inputs[i], "Input", i));
+    TW_RETURN_IF_ERROR(c_api::CheckOutput(inputs[i], "Input", i));
     if (input_values[i] == nullptr) {
       return errors::InvalidArgument("Input ", i, " ('", c_api::OutputName(inputs[i]),
                                      "') has a NULL tensor");
@@ -82,7 +79,7 @@ Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Ou
   }
   std::vector<std::string> fetches(noutputs);
   for (int i = 0; i < noutputs; ++i) {
-    TW_RETURN_IF_ERROR(CheckOutput(outputs[i], "Output", i));
+    TW_RETURN_IF_ERROR(c_api::CheckOutput(outputs[i], "Output", i));
     fetches[i] = c_api::OutputName(outputs[i]);
   }
   std::vector<std::string> targets(ntargets);
@@ -90,13 +87,14 @@ Status SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_Ou
     if (target_opers[i] == nullptr) return errors::InvalidArgument("Target ", i, " is NULL");
     targets[i] = c_api::ToNode(target_opers[i])->name();
   }
-  return RunAndConvert(session->session.get(), run_options, feeds, fetches, targets, output_values);
+  return RunAndConvert(session->session.get(), run_options, feeds, fetches, targets, output_values,
+                       run_metadata);
 }
 
 Status DeprecatedRun(TF_DeprecatedSession* session, const TF_Buffer* run_options,
                      const char** input_names, TF_Tensor** inputs, int ninputs,
                      const char** output_names, TF_Tensor** outputs, int noutputs,
-                     const char** target_names, int ntargets) {
+                     const char** target_names, int ntargets, TF_Buffer* run_metadata) {
   if (session == nullptr) return errors::InvalidArgument("TF_Run: session is NULL");
   if (ninputs < 0 || noutputs < 0 || ntargets < 0) {
     return errors::InvalidArgument("TF_Run: negative count of inputs, outputs or targets");
@@ -119,7 +117,8 @@ Status DeprecatedRun(TF_DeprecatedSession* session, const TF_Buffer* run_options
     if (target_names[i] == nullptr) return errors::InvalidArgument("Target ", i, " is NULL");
     targets[i] = target_names[i];
   }
-  return RunAndConvert(session->session.get(), run_options, feeds, fetches, targets, outputs);
+  return RunAndConvert(session->session.get(), run_options, feeds, fetches, targets, outputs,
+                       run_metadata);
 }
 
 TF_DeviceList* ListDevices(Session* session, TF_Status* status) {
@@ -151,6 +150,18 @@ void CopyStats(const tensorweave::SessionStats& stats, TW_SessionStats* out) {
 
 namespace tensorweave {
 namespace c_api {
+
+Status CheckOutput(const TF_Output& output, const char* role, int position) {
+  if (output.oper == nullptr) {
+    return errors::InvalidArgument(role, " ", position, " has no operation");
+  }
+  const Node* node = c_api::ToNode(output.oper);
+  if (output.index < 0 || output.index >= node->num_outputs()) {
+    return errors::OutOfRange(role, " ", position, " asks for output ", output.index, " of '",
+                              node->name(), "', which has ", node->num_outputs(), " outputs");
+  }
+  return Status::OK();
+}
 
 Status StringToBuffer(const std::string& bytes, TF_Buffer* out) {
   if (out == nullptr) return errors::InvalidArgument("The output buffer is NULL");
@@ -333,7 +344,7 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
   for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
   c_api::GuardVoid(status, [&] {
     c_api::Set(status, SessionRun(session, run_options, inputs, input_values, ninputs, outputs,
-                                  output_values, noutputs, target_opers, ntargets));
+                                  output_values, noutputs, target_opers, ntargets, run_metadata));
   });
 }
 
@@ -450,8 +461,9 @@ void TF_Run(TF_DeprecatedSession* session, const TF_Buffer* run_options, const c
   // The inputs stay the caller's, as in TensorFlow 1.15 and 2.x.
   for (int i = 0; i < noutputs; ++i) outputs[i] = nullptr;
   c_api::GuardVoid(status, [&] {
-    c_api::Set(status, DeprecatedRun(session, run_options, input_names, inputs, ninputs,
-                                     output_names, outputs, noutputs, target_names, ntargets));
+    c_api::Set(status,
+               DeprecatedRun(session, run_options, input_names, inputs, ninputs, output_names,
+                             outputs, noutputs, target_names, ntargets, run_metadata));
   });
 }
 

@@ -1322,8 +1322,9 @@ TF_CAPI_EXPORT extern TF_Session* TF_NewSession(TF_Graph* graph, const TF_Sessio
                                                 TF_Status* status);
 
 /* Runs one step.
- *   run_options    in   a serialized RunOptions (timeout_in_ms is honoured),
- *                       or NULL; bytes that do not parse: TF_INVALID_ARGUMENT
+ *   run_options    in   a serialized RunOptions (trace_level, timeout_in_ms
+ *                       and output_partition_graphs are honoured), or NULL;
+ *                       bytes that do not parse: TF_INVALID_ARGUMENT
  *   inputs, input_values, ninputs
  *                  in   feed `input_values[i]` into tensor `inputs[i]`; the
  *                       caller keeps ownership of the feed tensors (the
@@ -1338,7 +1339,11 @@ TF_CAPI_EXPORT extern TF_Session* TF_NewSession(TF_Graph* graph, const TF_Sessio
  *                       set to NULL
  *   target_opers, ntargets
  *                  in   operations to run whose outputs are not fetched
- *   run_metadata   out  may be NULL; left untouched (no metadata is produced)
+ *   run_metadata   out  NULL, or an empty buffer (data == NULL; otherwise
+ *                       TF_INVALID_ARGUMENT) that receives a serialized
+ *                       RunMetadata, also when the run fails: step_stats for
+ *                       a traced run, partition_graphs when asked for; free
+ *                       it with TF_DeleteBuffer
  * Before running, the operations added to the graph since the session last
  * saw it are sent to the session; if they are rejected the run fails with
  * that error and they are offered again on the next run.
@@ -1785,6 +1790,87 @@ TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
     const TF_SessionOptions* session_options, const TF_Buffer* run_options, const char* export_dir,
     const char* const* tags, int tags_len, TF_Graph* graph, TF_Buffer* meta_graph_def,
     TF_Status* status);
+
+/* ---- Run metadata and partial runs (issue 11: RUNMETA) ------------------ */
+
+/* TW_SessionRunCallable that also reports what the callable's
+ * run_options ask for (trace_level: step_stats; output_partition_graphs:
+ * partition_graphs).
+ *   run_metadata  out  NULL (then exactly TW_SessionRunCallable), or an
+ *                      empty buffer (data == NULL; otherwise
+ *                      TF_INVALID_ARGUMENT) that receives a serialized
+ *                      RunMetadata, also when the run fails; free it with
+ *                      TF_DeleteBuffer
+ * Everything else as TW_SessionRunCallable. */
+TF_CAPI_EXPORT extern void TW_SessionRunCallableWithMetadata(TF_Session* session, int64_t handle,
+                                                             TF_Tensor* const* input_values,
+                                                             int ninputs, TF_Tensor** output_values,
+                                                             int noutputs, TF_Buffer* run_metadata,
+                                                             TF_Status* status);
+
+/* Partial runs: one step whose feeds are given, and fetches taken, over
+ * several calls, as in TensorFlow.
+ *
+ *   const char* handle = NULL;
+ *   TF_SessionPRunSetup(session, feeds, 2, fetches, 2, NULL, 0, &handle, status);
+ *   TF_SessionPRun(session, handle, &feeds[0], &a, 1, &fetches[0], &c, 1, NULL, 0, status);
+ *   TF_SessionPRun(session, handle, &feeds[1], &b, 1, &fetches[1], &d, 1, NULL, 0, status);
+ *   TF_DeletePRunHandle(handle);
+ *
+ * Declares every feed (inputs), fetch (outputs) and target operation of the
+ * step and starts it; operations added to the graph since the session last
+ * saw it are sent first, as by TF_SessionRun.
+ *   handle  out  on success a new string naming the step, owned by the
+ *                caller (free it with TF_DeletePRunHandle)
+ * Errors: as TF_SessionRun for the names (TF_NOT_FOUND for an unknown one,
+ * TF_INVALID_ARGUMENT for a tensor fed twice or fed and fetched); no output
+ * and no target: TF_INVALID_ARGUMENT; a closed session: TF_CANCELLED. */
+TF_CAPI_EXPORT extern void TF_SessionPRunSetup(TF_Session* session, const TF_Output* inputs,
+                                               int ninputs, const TF_Output* outputs, int noutputs,
+                                               const TF_Operation* const* target_opers,
+                                               int ntargets, const char** handle,
+                                               TF_Status* status);
+
+/* Feeds `input_values` (the caller keeps them) into some of the declared
+ * feeds and fetches some of the declared outputs into `output_values` (new
+ * tensors owned by the caller; all NULL on failure), waiting for them.
+ * target_opers are ignored (targets are declared at setup). Once every
+ * declared feed was fed and every output fetched, waits for the step's
+ * targets and ends the step; the handle then names nothing.
+ * Errors (TF_INVALID_ARGUMENT, as in TensorFlow): an unknown or finished
+ * handle ("Must run 'setup' before performing partial runs!"); a feed or
+ * fetch not declared at setup ("... was not specified in
+ * partial_run_setup."); one fed or fetched before ("... has already been
+ * fed." / "... fetched."); a fetch that needs a declared feed not fed yet
+ * ("Fetch ... can't be computed from the feeds that have been fed so
+ * far."); a feed of the wrong type or shape. An error inside the graph comes
+ * back as from TF_SessionRun and ends the step. */
+TF_CAPI_EXPORT extern void TF_SessionPRun(TF_Session* session, const char* handle,
+                                          const TF_Output* inputs, TF_Tensor* const* input_values,
+                                          int ninputs, const TF_Output* outputs,
+                                          TF_Tensor** output_values, int noutputs,
+                                          const TF_Operation* const* target_opers, int ntargets,
+                                          TF_Status* status);
+
+/* Frees a handle from TF_SessionPRunSetup or TF_PRunSetup. NULL is a no-op.
+ * A step not finished keeps running until the session is closed. */
+TF_CAPI_EXPORT extern void TF_DeletePRunHandle(const char* handle);
+
+/* Deprecated (TF_DeprecatedSession): TF_SessionPRunSetup with tensor names
+ * ("op:index") and target operation names. */
+TF_CAPI_EXPORT extern void TF_PRunSetup(TF_DeprecatedSession* session, const char** input_names,
+                                        int ninputs, const char** output_names, int noutputs,
+                                        const char** target_oper_names, int ntargets,
+                                        const char** handle, TF_Status* status);
+
+/* Deprecated (TF_DeprecatedSession): TF_SessionPRun with tensor names. The
+ * caller keeps the input tensors, as in TensorFlow 1.15 and 2.x. */
+TF_CAPI_EXPORT extern void TF_PRun(TF_DeprecatedSession* session, const char* handle,
+                                   const char** input_names, TF_Tensor** inputs, int ninputs,
+                                   const char** output_names, TF_Tensor** outputs, int noutputs,
+                                   const char** target_oper_names, int ntargets, TF_Status* status);
+
+/* ---- end of run metadata and partial runs ---- */
 
 #ifdef __cplusplus
 } /* end extern "C" */

@@ -31,8 +31,10 @@ Status MakeCallable(TF_Session* session, const TF_Buffer* callable_options, int6
   return Status::OK();
 }
 
+// `run_metadata` (may be NULL) gets the serialized RunMetadata, also when
+// the run fails.
 Status RunCallable(TF_Session* session, int64_t handle, TF_Tensor* const* input_values, int ninputs,
-                   TF_Tensor** output_values, int noutputs) {
+                   TF_Tensor** output_values, int noutputs, TF_Buffer* run_metadata) {
   if (session == nullptr) return errors::InvalidArgument("TW_SessionRunCallable: session is NULL");
   if (ninputs < 0 || noutputs < 0) {
     return errors::InvalidArgument("TW_SessionRunCallable: negative count of inputs or outputs");
@@ -45,7 +47,14 @@ Status RunCallable(TF_Session* session, int64_t handle, TF_Tensor* const* input_
     TW_RETURN_IF_ERROR(c_api::TensorFromC(*input_values[i], &feeds[i]));
   }
   std::vector<Tensor> fetches;
-  TW_RETURN_IF_ERROR(session->session->RunCallable(handle, feeds, &fetches));
+  if (run_metadata != nullptr) {
+    tensorweave::RunMetadata metadata;
+    const Status run = session->session->RunCallable(handle, feeds, &fetches, &metadata);
+    TW_RETURN_IF_ERROR(c_api::StringToBuffer(metadata.SerializeAsString(), run_metadata));
+    TW_RETURN_IF_ERROR(run);
+  } else {
+    TW_RETURN_IF_ERROR(session->session->RunCallable(handle, feeds, &fetches));
+  }
   if (fetches.size() != static_cast<size_t>(noutputs)) {
     return errors::InvalidArgument("Callable ", handle, " fetches ", fetches.size(),
                                    " tensors, but the output array has room for ", noutputs);
@@ -68,8 +77,19 @@ void TW_SessionRunCallable(TF_Session* session, int64_t handle, TF_Tensor* const
                            TF_Status* status) {
   for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
   c_api::GuardVoid(status, [&] {
-    c_api::Set(status,
-               RunCallable(session, handle, input_values, ninputs, output_values, noutputs));
+    c_api::Set(status, RunCallable(session, handle, input_values, ninputs, output_values, noutputs,
+                                   /*run_metadata=*/nullptr));
+  });
+}
+
+void TW_SessionRunCallableWithMetadata(TF_Session* session, int64_t handle,
+                                       TF_Tensor* const* input_values, int ninputs,
+                                       TF_Tensor** output_values, int noutputs,
+                                       TF_Buffer* run_metadata, TF_Status* status) {
+  for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
+  c_api::GuardVoid(status, [&] {
+    c_api::Set(status, RunCallable(session, handle, input_values, ninputs, output_values, noutputs,
+                                   run_metadata));
   });
 }
 

@@ -178,6 +178,10 @@ Status TensorToC(Tensor in, TF_Tensor** out);
 
 // "name:index" for a tensor name the session understands.
 std::string OutputName(const TF_Output& output);
+// OK when `output` names an existing output of an operation; otherwise
+// INVALID_ARGUMENT (no operation) or OUT_OF_RANGE naming `role` and
+// `position` ("Input 2 ...").
+Status CheckOutput(const TF_Output& output, const char* role, int position);
 
 // Fills the empty `out` with a copy of `bytes`; INVALID_ARGUMENT when `out`
 // already holds data.

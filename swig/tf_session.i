@@ -312,6 +312,17 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 // kernel on an inter-op thread can take it to call Python.
 %unignore TW_SetPyFuncDispatcher;
 
+// ---- Run metadata and partial runs (Session.run(run_metadata=...),
+// Session.partial_run_setup/partial_run in python/tensorweave/client) ------
+%unignore TW_SessionRunCallableWithMetadata_wrapper;
+%{
+#include "swig/partial_run_helper.h"
+%}
+%unignore TW_SessionPRunSetup_wrapper;
+%unignore TW_SessionPRun_wrapper;
+%include "swig/partial_run_helper.h"
+// ---- end of run metadata and partial runs ----
+
 %include "c_api/c_api.h"
 %include "swig/tf_session_helper.h"
 %include "swig/py_func_helper.h"

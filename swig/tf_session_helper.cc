@@ -363,8 +363,10 @@ PyObject* TW_SessionMakeCallable_wrapper(TF_Session* session, const void* proto,
   return PyLong_FromLongLong(handle);
 }
 
-PyObject* TW_SessionRunCallable_wrapper(TF_Session* session, int64_t handle, PyObject* feed_values,
-                                        int num_fetches) {
+// One run of callable `handle`; `run_metadata` (may be null) gets the
+// serialized RunMetadata (TW_SessionRunCallableWithMetadata).
+static PyObject* RunCallable(TF_Session* session, int64_t handle, PyObject* feed_values,
+                             int num_fetches, TF_Buffer* run_metadata) {
   if (!tensorweave::CheckList(feed_values, "feed values")) return nullptr;
   if (num_fetches < 0) {
     PyErr_SetString(PyExc_ValueError, "num_fetches must not be negative");
@@ -385,8 +387,8 @@ PyObject* TW_SessionRunCallable_wrapper(TF_Session* session, int64_t handle, PyO
   tensorweave::StatusHolder status;
   {
     tensorweave::WithoutGil unlocked;
-    TW_SessionRunCallable(session, handle, inputs.data(), static_cast<int>(feed_count),
-                          outputs.data(), num_fetches, status.get());
+    TW_SessionRunCallableWithMetadata(session, handle, inputs.data(), static_cast<int>(feed_count),
+                                      outputs.data(), num_fetches, run_metadata, status.get());
   }
   if (!tensorweave::RaiseIfError(status.get())) return nullptr;
   PyRef results(PyList_New(num_fetches));
@@ -397,6 +399,22 @@ PyObject* TW_SessionRunCallable_wrapper(TF_Session* session, int64_t handle, PyO
     PyList_SET_ITEM(results.get(), i, value);
   }
   return results.release();
+}
+
+PyObject* TW_SessionRunCallable_wrapper(TF_Session* session, int64_t handle, PyObject* feed_values,
+                                        int num_fetches) {
+  return RunCallable(session, handle, feed_values, num_fetches, nullptr);
+}
+
+PyObject* TW_SessionRunCallableWithMetadata_wrapper(TF_Session* session, int64_t handle,
+                                                    PyObject* feed_values, int num_fetches) {
+  std::unique_ptr<TF_Buffer, void (*)(TF_Buffer*)> metadata(TF_NewBuffer(), TF_DeleteBuffer);
+  PyRef results(RunCallable(session, handle, feed_values, num_fetches, metadata.get()));
+  if (!results) return nullptr;
+  PyRef serialized(PyBytes_FromStringAndSize(static_cast<const char*>(metadata->data),
+                                             static_cast<Py_ssize_t>(metadata->length)));
+  if (!serialized) return nullptr;
+  return PyTuple_Pack(2, results.get(), serialized.get());
 }
 
 PyObject* TW_GetSessionStats(TF_Session* session) {

@@ -112,6 +112,13 @@ PyObject* TW_SessionMakeCallable_wrapper(TF_Session* session, const void* proto,
 PyObject* TW_SessionRunCallable_wrapper(TF_Session* session, int64_t handle, PyObject* feed_values,
                                         int num_fetches);
 
+// As TW_SessionRunCallable_wrapper, returning (values, metadata): metadata
+// is the serialized RunMetadata of the run
+// (TW_SessionRunCallableWithMetadata). A failed run raises, and its
+// metadata is dropped.
+PyObject* TW_SessionRunCallableWithMetadata_wrapper(TF_Session* session, int64_t handle,
+                                                    PyObject* feed_values, int num_fetches);
+
 // (runs, executors_built, cache_hits) of `session`.
 PyObject* TW_GetSessionStats(TF_Session* session);
 

@@ -117,6 +117,7 @@ from tensorweave.proto.config_pb2 import (  # noqa: F401
     ConfigProto,
     GraphOptions,
     OptimizerOptions,
+    RunMetadata,
     RunOptions,
 )
 from tensorweave.proto.event_pb2 import Event, LogMessage, SessionLog  # noqa: F401

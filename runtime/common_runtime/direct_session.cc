@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <set>
 
+#include "runtime/common_runtime/direct_session_internal.h"
 #include "runtime/common_runtime/function_runtime.h"
 #include "runtime/common_runtime/graph_optimizer.h"
 #include "runtime/common_runtime/local_devices.h"
@@ -13,30 +15,13 @@
 #include "runtime/common_runtime/placer.h"
 #include "runtime/common_runtime/rendezvous_impl.h"
 #include "runtime/common_runtime/session_factory.h"
+#include "runtime/common_runtime/step_stats_collector.h"
 #include "runtime/common_runtime/subgraph.h"
 #include "runtime/common_runtime/thread_pools.h"
 #include "runtime/graph/algorithm.h"
 #include "runtime/graph/graph_def_import.h"
 
 namespace tensorweave {
-
-// What one signature compiled to. Arg i is feed i and retval i is distinct
-// fetch i of the spelling that was built.
-struct DirectSession::ExecutorsAndKeys {
-  struct Part {
-    Device* device = nullptr;
-    // Runs the functions of the session's library for the executor's call
-    // kernels (null when the library is empty); outlives the executor.
-    std::unique_ptr<FunctionLibraryRuntime> function_library;
-    std::unique_ptr<Executor> executor;
-  };
-  std::vector<Part> parts;  // one per device used
-  std::vector<DataType> feed_dtypes;
-  std::vector<PartialTensorShape> feed_shapes;
-  std::vector<char> check_shape;  // the feed comes from a placeholder with a known rank
-  int num_retvals = 0;
-  std::map<std::string, GraphDef> partition_graphs;
-};
 
 // One spelling of a signature: its compiled executors and how the call's
 // feeds and fetches line up with their args and retvals.
@@ -55,15 +40,6 @@ struct DirectSession::Callable {
   // Set while the signature was compiled by MakeCallable and not run yet:
   // that first run counts as the compiling run, not as a cache hit.
   std::atomic<bool> first_run_follows_compile;
-};
-
-struct DirectSession::Step {
-  CancellationManager cancellation;
-  IntraProcessRendezvous rendezvous;
-  std::atomic<bool> cancelled{false};  // stops kernels from starting
-  Step* previous = nullptr;            // links guarded by steps_mu_
-  Step* next = nullptr;
-  bool cancelled_by_close = false;  // guarded by steps_mu_
 };
 
 namespace {
@@ -100,6 +76,19 @@ class RunCallFrame final : public CallFrameInterface {
   Tensor* retvals_;
   int num_retvals_;
 };
+
+// What a run with `options` reports: the stats `collector` gathered (when
+// the run was traced) and the partition graphs (when asked for).
+void FillRunMetadata(const RunOptions& options,
+                     const std::map<std::string, GraphDef>& partition_graphs,
+                     std::optional<StepStatsCollector>* collector, RunMetadata* run_metadata) {
+  if (collector->has_value()) (*collector)->Finalize(run_metadata->mutable_step_stats());
+  if (options.output_partition_graphs()) {
+    for (const auto& [device, graph] : partition_graphs) {
+      *run_metadata->add_partition_graphs() = graph;
+    }
+  }
+}
 
 }  // namespace
 
@@ -253,6 +242,14 @@ Status DirectSession::Run(const RunOptions& options,
                           const std::vector<std::string>& output_names,
                           const std::vector<std::string>& target_nodes,
                           std::vector<Tensor>* outputs) {
+  return Run(options, inputs, output_names, target_nodes, outputs, nullptr);
+}
+
+Status DirectSession::Run(const RunOptions& options,
+                          const std::vector<std::pair<std::string, Tensor>>& inputs,
+                          const std::vector<std::string>& output_names,
+                          const std::vector<std::string>& target_nodes,
+                          std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
   outputs->clear();  // a failed run leaves no stale values behind
   if (output_names.empty() && target_nodes.empty()) {
     return errors::InvalidArgument("Run needs at least one fetch or target");
@@ -273,7 +270,7 @@ Status DirectSession::Run(const RunOptions& options,
   std::vector<Tensor> feeds;
   feeds.reserve(inputs.size());
   for (const auto& input : inputs) feeds.push_back(input.second);
-  return RunPrepared(options, *entry, feeds, !built_now, outputs);
+  return RunPrepared(options, *entry, feeds, !built_now, outputs, run_metadata);
 }
 
 // --- Callables -------------------------------------------------------------
@@ -335,6 +332,11 @@ Status DirectSession::FindCallable(CallableHandle handle,
 
 Status DirectSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                                   std::vector<Tensor>* fetches) {
+  return RunCallable(handle, feeds, fetches, nullptr);
+}
+
+Status DirectSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                                  std::vector<Tensor>* fetches, RunMetadata* run_metadata) {
   fetches->clear();
   if (closed_.load(std::memory_order_acquire)) return ClosedError();
   std::shared_ptr<Callable> callable;
@@ -348,7 +350,7 @@ Status DirectSession::RunCallable(CallableHandle handle, const std::vector<Tenso
   const bool compiling_run =
       callable->first_run_follows_compile.load(std::memory_order_relaxed) &&
       callable->first_run_follows_compile.exchange(false, std::memory_order_relaxed);
-  return RunPrepared(callable->run_options, entry, feeds, !compiling_run, fetches);
+  return RunPrepared(callable->run_options, entry, feeds, !compiling_run, fetches, run_metadata);
 }
 
 Status DirectSession::ReleaseCallable(CallableHandle handle) {
@@ -408,7 +410,7 @@ Status DirectSession::CheckFeeds(const CacheEntry& entry, const std::vector<Tens
 
 Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& entry,
                                   const std::vector<Tensor>& feeds, bool cache_hit,
-                                  std::vector<Tensor>* outputs) {
+                                  std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
   TW_RETURN_IF_ERROR(CheckFeeds(entry, feeds));
   const ExecutorsAndKeys& executors = *entry.executors;
   const SignatureBinding& binding = entry.binding;
@@ -441,6 +443,10 @@ Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& e
   // the step has finished (also on error, timeout and cancellation).
   ScopedStepContainer step_container(args.step_id);
   args.step_container = &step_container;
+  std::optional<StepStatsCollector> collector;
+  if (run_metadata != nullptr && options.trace_level() >= RunOptions::SOFTWARE_TRACE) {
+    args.stats_collector = &collector.emplace();
+  }
   int64_t timeout_ms =
       options.timeout_in_ms() > 0 ? options.timeout_in_ms() : operation_timeout_ms_;
   // A timeout longer than a century cannot expire; treating it as none also
@@ -467,6 +473,9 @@ Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& e
   }
   if (status.ok() && !binding.fetches_are_retvals) {
     for (int i = 0; i < num_outputs; ++i) (*outputs)[i] = distinct[binding.fetch_to_retval[i]];
+  }
+  if (run_metadata != nullptr) {
+    FillRunMetadata(options, executors.partition_graphs, &collector, run_metadata);
   }
   // The last use of the session's state: a destructor waiting for this step
   // may proceed as soon as it is unregistered.
@@ -543,8 +552,8 @@ Status DirectSession::LookUpOrBuild(const RunSignature& signature, const std::st
 
   std::unique_ptr<ExecutorsAndKeys> built;
   std::vector<int> output_to_retval;
-  TW_RETURN_IF_ERROR(
-      Build(signature.feeds, signature.fetches, signature.targets, &built, &output_to_retval));
+  TW_RETURN_IF_ERROR(Build(signature.feeds, signature.fetches, signature.targets,
+                           SignatureEndpoints(), &built, &output_to_retval));
   executors_built_.fetch_add(1, std::memory_order_relaxed);
   *built_now = true;
 
@@ -572,6 +581,7 @@ Status DirectSession::LookUpOrBuild(const RunSignature& signature, const std::st
 Status DirectSession::Build(const std::vector<std::string>& feed_names,
                             const std::vector<std::string>& output_names,
                             const std::vector<std::string>& target_nodes,
+                            const SignatureEndpoints& endpoints,
                             std::unique_ptr<ExecutorsAndKeys>* built,
                             std::vector<int>* output_to_retval) {
   FeedFetchSignature signature;
@@ -579,7 +589,7 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   Graph graph(graph_->op_registry());
   TW_RETURN_IF_ERROR(CopyGraph(*graph_, &graph));
   RewriteResult rewrite;
-  TW_RETURN_IF_ERROR(RewriteForSignature(signature, &graph, &rewrite));
+  TW_RETURN_IF_ERROR(RewriteForSignature(signature, endpoints, &graph, &rewrite));
   TW_RETURN_IF_ERROR(OptimizeSignatureGraph(options_.config, signature, &graph));
 
   std::vector<Device*> devices;

@@ -29,6 +29,12 @@
 //   with DEADLINE_EXCEEDED "Timed out after N ms". Close cancels running
 //   steps, which fail with CANCELLED.
 //
+// - RunOptions.trace_level SOFTWARE_TRACE or above records every kernel run
+//   (step_stats_collector.h) into RunMetadata.step_stats, one
+//   DeviceStepStats per device; output_partition_graphs copies the
+//   partition graphs into RunMetadata.partition_graphs. Untraced runs
+//   record nothing.
+//
 // Thread-safety: every method may be called from any thread at any time;
 // Run calls proceed concurrently.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_DIRECT_SESSION_H_
@@ -49,6 +55,7 @@
 #include "runtime/common_runtime/local_devices.h"
 #include "runtime/common_runtime/run_signature.h"
 #include "runtime/common_runtime/session.h"
+#include "runtime/common_runtime/subgraph.h"
 #include "runtime/framework/device.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/shape_refiner.h"
@@ -79,10 +86,30 @@ class DirectSession : public Session {
   Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& inputs,
              const std::vector<std::string>& output_names,
              const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs) override;
+  Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_names,
+             const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs,
+             RunMetadata* run_metadata) override;
   Status MakeCallable(const CallableOptions& options, CallableHandle* handle) override;
   Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                      std::vector<Tensor>* fetches) override;
+  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                     std::vector<Tensor>* fetches, RunMetadata* run_metadata) override;
   Status ReleaseCallable(CallableHandle handle) override;
+  // Partial runs (session.h). PRunSetup builds (or reuses) executors whose
+  // feeds and fetches pass through the step's rendezvous and starts them;
+  // each PRun sends its feeds there and waits for its fetches. As in
+  // TensorFlow: a feed or fetch not declared at setup, or fed or fetched a
+  // second time, is INVALID_ARGUMENT; so is a fetch that needs a declared
+  // feed not given yet ("... can't be computed from the feeds that have been
+  // fed so far"), and an unknown handle. Once every declared feed was fed
+  // and every fetch fetched, PRun waits for the step to end (targets
+  // included) and forgets the handle. Close cancels unfinished ones.
+  Status PRunSetup(const std::vector<std::string>& input_names,
+                   const std::vector<std::string>& output_names,
+                   const std::vector<std::string>& target_nodes, std::string* handle) override;
+  Status PRun(const std::string& handle, const std::vector<std::pair<std::string, Tensor>>& inputs,
+              const std::vector<std::string>& output_names, std::vector<Tensor>* outputs) override;
   Status ListDevices(std::vector<DeviceAttributes>* devices) override;
   Status Close() override;
   SessionStats stats() const override;
@@ -103,6 +130,7 @@ class DirectSession : public Session {
   struct CacheEntry;        // a signature spelling → compiled executors
   struct Callable;          // what a callable handle stands for
   struct Step;              // one Run in flight
+  struct PartialRun;        // one partial run between PRunSetup and its last PRun
 
   Status ExtendLocked(const GraphDef& graph);
   // The cache entry of `signature` (whose key is `key`), compiled if no
@@ -111,9 +139,11 @@ class DirectSession : public Session {
                  bool* built_now);
   Status LookUpOrBuild(const RunSignature& signature, const std::string& key,
                        const CacheEntry** entry, bool* built_now);
+  // `endpoints`: empty for feeds and fetches through the call frame, the
+  // client device for feeds and fetches through the rendezvous.
   Status Build(const std::vector<std::string>& feed_names,
                const std::vector<std::string>& output_names,
-               const std::vector<std::string>& target_nodes,
+               const std::vector<std::string>& target_nodes, const SignatureEndpoints& endpoints,
                std::unique_ptr<ExecutorsAndKeys>* built, std::vector<int>* output_to_retval);
   const CacheEntry* FindEntry(const std::string& key) const;
   const CacheEntry* InsertEntry(const std::string& key, std::unique_ptr<CacheEntry> entry);
@@ -121,9 +151,10 @@ class DirectSession : public Session {
 
   // Runs the prepared step `entry` with `feeds` in the order of its
   // spelling: the one path of Run and RunCallable.
+  // `run_metadata` (may be null) gets what `options` asks for.
   Status RunPrepared(const RunOptions& options, const CacheEntry& entry,
-                     const std::vector<Tensor>& feeds, bool cache_hit,
-                     std::vector<Tensor>* outputs);
+                     const std::vector<Tensor>& feeds, bool cache_hit, std::vector<Tensor>* outputs,
+                     RunMetadata* run_metadata);
   Status CheckFeeds(const CacheEntry& entry, const std::vector<Tensor>& feeds) const;
 
   // Starts every partition's executor and waits, cancelling the step once
@@ -172,6 +203,17 @@ class DirectSession : public Session {
   std::condition_variable steps_cv_;
   Step* steps_ = nullptr;  // intrusive list, guarded by steps_mu_
   std::atomic<bool> closed_{false};
+
+  // Partial runs: executors by signature key (guarded by graph_mu_, owned
+  // by built_) and the runs in progress by handle.
+  std::unordered_map<std::string, const ExecutorsAndKeys*> partial_run_executors_;
+  std::mutex partial_runs_mu_;
+  std::unordered_map<std::string, std::shared_ptr<PartialRun>> partial_runs_;
+  Status FindPartialRun(const std::string& handle, std::shared_ptr<PartialRun>* run);
+  // INVALID_ARGUMENT naming the feed when a fetch depends on a declared
+  // feed that is neither fed yet nor in `feeding` (as TensorFlow).
+  Status CheckFetchesComputable(const PartialRun& run, const std::vector<TensorId>& feeding,
+                                const std::vector<TensorId>& fetches);
 
   std::atomic<int64_t> next_step_id_{1};
   std::atomic<int64_t> runs_{0};

@@ -5,12 +5,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "runtime/common_runtime/executor_internal.h"
 #include "runtime/common_runtime/function_runtime.h"
 #include "runtime/common_runtime/propagator_state.h"
+#include "runtime/common_runtime/step_stats_collector.h"
 #include "runtime/framework/node_def_util.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/graph/control_flow.h"
@@ -168,6 +170,7 @@ struct AsyncInvocation {
   Tagged tagged;
   OpKernelContext::Params params;
   OpKernelContext context;
+  std::optional<NodeExecStatsRecorder> trace;  // set in a traced step
 };
 
 // The executor, over either propagator. A Propagator provides TaggedNode
@@ -230,7 +233,9 @@ class ExecutorImpl : public Executor {
   // OK, or INVALID_ARGUMENT for the first fetch no live _Retval filled.
   Status CheckEveryRetvalRan(State* state) const;
   // Launches an async kernel; its callback finishes the node.
-  void StartAsync(State* state, const Tagged& tagged, const OpKernelContext::Params& params) const;
+  // `trace` (a traced step only) is moved into the invocation.
+  void StartAsync(State* state, const Tagged& tagged, const OpKernelContext::Params& params,
+                  std::optional<NodeExecStatsRecorder>* trace) const;
   void AsyncDone(AsyncInvocation<Propagator>* invocation) const;
 
   // Reads the variables behind reference inputs of value type (only for
@@ -382,6 +387,11 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       ReleaseValues(inputs);
       if (status.ok()) propagator_.Propagate(&state->data, tagged, nullptr, &ready);
     } else {
+      // Only a traced step records; the untraced one pays a null check.
+      std::optional<NodeExecStatsRecorder> trace;
+      if (state->args.stats_collector != nullptr) {
+        trace.emplace(*item.kernel, graph_->timeline_labels[node]);
+      }
       params.op_kernel = item.kernel;
       params.inputs = inputs;
       // A dead _Send or _Recv still runs: the _Send tells its receiver it
@@ -393,11 +403,12 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
         if (status.ok() && item.retval_ordinal >= 0) status = CountRetvalRun(state, item);
       }
       if (status.ok() && item.async != nullptr) {
-        StartAsync(state, tagged, params);
+        StartAsync(state, tagged, params, &trace);
         continue;  // the kernel's callback finishes this node
       }
       OpKernelContext context(&params);
       if (status.ok()) {
+        if (trace) trace->KernelStarted();
         if (ShouldMeasure(node)) {
           const auto start = std::chrono::steady_clock::now();
           ComputeCatchingExceptions(item.kernel, &context);
@@ -407,6 +418,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
         } else {
           ComputeCatchingExceptions(item.kernel, &context);
         }
+        if (trace) trace->KernelDone(&context);
         // Copying an OK status is a call; most kernels succeed.
         if (!context.status().ok()) {
           status = context.status();
@@ -417,6 +429,7 @@ void ExecutorImpl<P>::RunReadyLoop(State* state, ReadyStack* stack) const {
       ReleaseValues(inputs);
       if (status.ok()) {
         propagator_.Propagate(&state->data, tagged, OutputsOf(&context), &ready);
+        if (trace) state->args.stats_collector->Save(device_->name(), trace->Done());
       }
     }
     if (!status.ok()) RecordError(state, item, status);
@@ -483,8 +496,13 @@ bool ExecutorImpl<P>::Interrupted(State* state, bool look_at_manager) const {
 
 template <class P>
 void ExecutorImpl<P>::StartAsync(State* state, const Tagged& tagged,
-                                 const OpKernelContext::Params& params) const {
+                                 const OpKernelContext::Params& params,
+                                 std::optional<NodeExecStatsRecorder>* trace) const {
   auto* invocation = new AsyncInvocation<P>(state, tagged, params);
+  if (*trace) {
+    invocation->trace = std::move(*trace);
+    invocation->trace->KernelStarted();
+  }
   ComputeAsyncCatchingExceptions(
       items_[P::NodeOf(tagged)].async, &invocation->context,
       [invocation] { invocation->state->executor->AsyncDone(invocation); });
@@ -497,10 +515,14 @@ void ExecutorImpl<P>::AsyncDone(AsyncInvocation<P>* invocation) const {
   const NodeItem& item = items_[P::NodeOf(tagged)];
   ReadyStack ready;
   Status status = invocation->context.status();
+  if (invocation->trace) invocation->trace->KernelDone(&invocation->context);
   if (status.ok()) status = CheckOutputs(item, &invocation->context);
   ReleaseValues(propagator_.Inputs(&state->data, tagged));
   if (status.ok()) {
     propagator_.Propagate(&state->data, tagged, OutputsOf(&invocation->context), &ready);
+    if (invocation->trace) {
+      state->args.stats_collector->Save(device_->name(), invocation->trace->Done());
+    }
   }
   delete invocation;
   if (!status.ok()) RecordError(state, item, status);
@@ -710,6 +732,7 @@ Status BuildExecutorGraph(const LocalExecutorParams& params, const Graph& graph,
     }
     NodeItem& item = view->items[i];
     item.kernel = (*kernels)[i].get();
+    view->timeline_labels.push_back(TimelineLabel(*node));
     item.async = item.kernel->AsAsync();
     item.declares_expensive = item.kernel->IsExpensive();
     const std::string& type = node->type_string();

@@ -49,6 +49,8 @@
 
 namespace tensorweave {
 
+class StepStatsCollector;
+
 class Executor {
  public:
   using Runner = std::function<void(std::function<void()>)>;
@@ -71,6 +73,10 @@ class Executor {
     // DEADLINE_EXCEEDED. A kernel already running is not interrupted.
     const std::atomic<bool>* cancelled = nullptr;
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    // Set for a traced step (step_stats_collector.h): every kernel run is
+    // timed and described there. Null: nothing is recorded and no clock is
+    // read for it.
+    StepStatsCollector* stats_collector = nullptr;
   };
 
   virtual ~Executor() = default;

@@ -4,6 +4,7 @@
 #ifndef TENSORWEAVE_COMMON_RUNTIME_EXECUTOR_INTERNAL_H_
 #define TENSORWEAVE_COMMON_RUNTIME_EXECUTOR_INTERNAL_H_
 
+#include <string>
 #include <vector>
 
 #include "runtime/framework/op_kernel.h"
@@ -61,6 +62,8 @@ struct ExecutorGraph {
   // Per node, each output slot read by an out edge, once, in edge order.
   std::vector<CheckedOutput> checked_outputs;
   std::vector<int> roots;  // nodes with nothing pending at the start
+  // Per node: "name = Op(inputs)", for traced steps (step_stats_collector.h).
+  std::vector<std::string> timeline_labels;
 };
 
 // A stack that lives on the C++ stack for the common sizes.

@@ -82,6 +82,34 @@ class Session {
                      const std::vector<std::string>& target_nodes,
                      std::vector<Tensor>* outputs) = 0;
 
+  // As above, and fills `run_metadata` (may be null) with what `options`
+  // asks for: step_stats when options.trace_level is SOFTWARE_TRACE or
+  // above, partition_graphs when options.output_partition_graphs is set. A
+  // session that records nothing leaves it as it is (this default).
+  virtual Status Run(const RunOptions& options,
+                     const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::vector<std::string>& output_names,
+                     const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs,
+                     RunMetadata* run_metadata) {
+    return Run(options, inputs, output_names, target_nodes, outputs);
+  }
+
+  // Partial runs (TensorFlow's PRunSetup/PRun): a step whose feeds are
+  // given, and fetches taken, over several calls. PRunSetup declares every
+  // feed, fetch and target and starts the step; each PRun feeds some of the
+  // declared feeds and fetches some of the declared fetches, waiting for
+  // them. A session without them says UNIMPLEMENTED (this default).
+  virtual Status PRunSetup(const std::vector<std::string>& input_names,
+                           const std::vector<std::string>& output_names,
+                           const std::vector<std::string>& target_nodes, std::string* handle) {
+    return errors::Unimplemented("This session does not support partial runs");
+  }
+  virtual Status PRun(const std::string& handle,
+                      const std::vector<std::pair<std::string, Tensor>>& inputs,
+                      const std::vector<std::string>& output_names, std::vector<Tensor>* outputs) {
+    return errors::Unimplemented("This session does not support partial runs");
+  }
+
   // Prepared steps (TensorFlow's callable API). A handle names one
   // signature (options.feed, fetch, target) with options.run_options.
   using CallableHandle = int64_t;
@@ -100,6 +128,12 @@ class Session {
   // Callable runs, and Run, proceed concurrently.
   virtual Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                              std::vector<Tensor>* fetches) = 0;
+  // As above, and fills `run_metadata` (may be null) as Run does for the
+  // callable's run_options. This default records nothing.
+  virtual Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                             std::vector<Tensor>* fetches, RunMetadata* run_metadata) {
+    return RunCallable(handle, feeds, fetches);
+  }
   // Forgets `handle`; runs of it already in flight finish normally. A handle
   // never returned by MakeCallable is INVALID_ARGUMENT; releasing one twice
   // is OK (as in TensorFlow). Works on a closed session too.

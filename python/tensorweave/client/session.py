@@ -23,6 +23,7 @@ _MAX_CACHED_PLANS = 4096
 
 # Looked up once: run() is the hot path.
 _run_callable = _c.TW_SessionRunCallable_wrapper
+_run_callable_with_metadata = _c.TW_SessionRunCallableWithMetadata_wrapper
 _asarray = np.asarray
 
 
@@ -116,6 +117,11 @@ class BaseSession:
         feed_dict: {Tensor or "name:0": value} overriding tensors for this run;
         values are converted to the tensor's dtype and checked against its
         static shape.
+        options: a tf.RunOptions (trace_level, timeout_in_ms,
+        output_partition_graphs).
+        run_metadata: a tf.RunMetadata, replaced by what the run reports
+        (step_stats when options.trace_level is SOFTWARE_TRACE or above,
+        partition_graphs when options.output_partition_graphs is set).
 
             y = x * 2.0 + 1.0
             sess.run(y, {x: np.ones((1, 4), np.float32)})
@@ -143,8 +149,9 @@ class BaseSession:
                 values = plan.split_feeds(values)
             arrays = _feed_arrays(plan.feeds, values)
         handle = plan.handle
-        if handle is None or options is not None:  # not yet prepared, or with options
-            return self._run_prepared(plan, arrays, options)
+        # Not yet prepared, or with options or metadata.
+        if handle is None or options is not None or run_metadata is not None:
+            return self._run_prepared(plan, arrays, options, run_metadata)
         try:
             results = _run_callable(self._session, handle, arrays, plan.num_fetches)
         except errors.OpError as error:
@@ -180,7 +187,7 @@ class BaseSession:
                 raise
         return _Callable(self, plan, accept_options)
 
-    def _run_plan(self, plan, values, options):
+    def _run_plan(self, plan, values, options, run_metadata=None):
         """One run of a make_callable plan with positional feed `values`."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
@@ -190,21 +197,92 @@ class BaseSession:
             raise errors.InvalidArgumentError(
                 None, None, f"Expected {len(plan.feeds)} feed values, but got {len(values)}"
             )
-        return self._run_prepared(plan, _feed_arrays(plan.feeds, values), options)
+        return self._run_prepared(plan, _feed_arrays(plan.feeds, values), options, run_metadata)
 
-    def _run_prepared(self, plan, arrays, options):
-        """Runs `plan`'s callable with the converted feed `arrays`."""
+    def _run_prepared(self, plan, arrays, options, run_metadata=None):
+        """Runs `plan`'s callable with the converted feed `arrays`; fills
+        `run_metadata` (a RunMetadata or None) with what the run reports."""
         if not plan.runs_anything:
+            if run_metadata is not None:
+                run_metadata.Clear()
             return plan.build([], arrays)
         handle = plan.handle if options is None else None
         try:
             if handle is None:
                 handle = self._plan_handle(plan, options)
-            results = _run_callable(self._session, handle, arrays, plan.num_fetches)
+            if run_metadata is None:
+                results = _run_callable(self._session, handle, arrays, plan.num_fetches)
+            else:
+                results, serialized = _run_callable_with_metadata(
+                    self._session, handle, arrays, plan.num_fetches
+                )
+                run_metadata.ParseFromString(serialized)
         except errors.OpError as error:
             self._attach_op(error)
             raise
         return results[0] if plan.single else plan.build(results, arrays)
+
+    # --- partial runs ----------------------------------------------------------
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Starts a partial run: declares everything it will fetch or run
+        (`fetches`, as for `run`) and feed (`feeds`, tensors or names), and
+        returns the handle `partial_run` takes.
+
+            h = sess.partial_run_setup([r1, r2], [a, b, c])
+            res = sess.partial_run(h, r1, feed_dict={a: 1, b: 2})
+            res = sess.partial_run(h, r2, feed_dict={c: res})
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if feeds is None:
+            feeds = []
+        elif not isinstance(feeds, (list, tuple)):
+            feeds = [feeds]
+        plan = fetch_plan.make_plan(self._graph, fetches, tuple(feeds))
+        options = plan.callable_options
+        try:
+            return c_api.TW_SessionPRunSetup_wrapper(
+                self._session,
+                [spec.tensor._tf_output for spec in plan.feeds],
+                self._tf_outputs(options.fetch),
+                [self._graph.get_operation_by_name(name)._c_op for name in options.target],
+            )
+        except errors.OpError as error:
+            self._attach_op(error)
+            raise
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues the partial run `handle` (from `partial_run_setup`):
+        feeds `feed_dict` and returns the value of `fetches`, as `run` does.
+        Every feed and fetch must have been declared at setup, and each is
+        used once; a fetch needing a feed not given yet is
+        InvalidArgumentError."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        feed_keys = tuple(feed_dict) if feed_dict else ()
+        plan = fetch_plan.make_plan(self._graph, fetches, feed_keys)
+        arrays = []
+        if feed_keys:
+            values = feed_dict.values()
+            if plan.split_feeds is not None:
+                values = plan.split_feeds(values)
+            arrays = _feed_arrays(plan.feeds, values)
+        try:
+            results = c_api.TW_SessionPRun_wrapper(
+                self._session,
+                handle,
+                [spec.tensor._tf_output for spec in plan.feeds],
+                arrays,
+                self._tf_outputs(plan.callable_options.fetch),
+            )
+        except errors.OpError as error:
+            self._attach_op(error)
+            raise
+        return results[0] if plan.single else plan.build(results, arrays)
+
+    def _tf_outputs(self, names):
+        return [self._graph.get_tensor_by_name(name)._tf_output for name in names]
 
     def _make_plan(self, key, fetches, feed_keys):
         if len(self._plans) >= _MAX_CACHED_PLANS:
@@ -355,7 +433,7 @@ class _Callable:
             if unexpected:
                 raise TypeError(f"Unexpected keyword arguments: {sorted(unexpected)}")
             options = kwargs.get("options")
-        return self._session._run_plan(self._plan, args, options)
+        return self._session._run_plan(self._plan, args, options, kwargs.get("run_metadata"))
 
     def __del__(self):
         session = getattr(self, "_session", None)
