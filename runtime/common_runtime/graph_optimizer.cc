@@ -1,5 +1,6 @@
 #include "runtime/common_runtime/graph_optimizer.h"
 
+#include "runtime/common_runtime/conv_fusion.h"
 #include "runtime/framework/str_util.h"
 
 namespace tensorweave {
@@ -83,6 +84,13 @@ GraphOptimizer DefaultGraphOptimizer(GraphOptimizerOptions options) {
   // The filters and biases batch-norm folding built are constant expressions.
   optimizer.AddPass("constant_folding", copy.constant_folding && copy.batch_norm_folding,
                     FoldConstants);
+  // TensorFlow's remapper: Conv2D/MatMul + BiasAdd (+ activation) become
+  // one _FusedConv2D/_FusedMatMul, after folding has left BiasAdds of
+  // constants where batch norms were.
+  optimizer.AddPass("remapping", copy.batch_norm_folding,
+                    [](const GraphOptimizerOptions& options, Graph* graph, bool* changed) {
+                      return FuseConvBiasActivation(graph, options.preserved_nodes, changed);
+                    });
   optimizer.AddPass("common_subexpression_elimination", copy.common_subexpression_elimination,
                     EliminateCommonSubexpressions);
   optimizer.AddPass("dependency_optimization", copy.dependency_optimization, RemoveRelayNoOps);

@@ -17,6 +17,9 @@
 //                               MatMul with a constant filter goes into the
 //                               filter and a BiasAdd
 //   constant folding            again, for what the two above made constant
+//   remapping                   Conv2D/MatMul + BiasAdd (+ Relu, Relu6, Elu,
+//                               LeakyRelu) become one _FusedConv2D or
+//                               _FusedMatMul (conv_fusion.h)
 //   common subexpression elim.  nodes computing the same op on the same
 //                               inputs with the same attrs become one
 //   dependency optimization     NoOps that only relay control edges go
@@ -55,7 +58,7 @@ inline constexpr int64_t kDefaultMaxFoldingMillis = 1000;
 struct GraphOptimizerOptions {
   bool constant_folding = true;
   bool arithmetic_simplification = true;
-  bool batch_norm_folding = true;  // TensorFlow's "remapping"
+  bool batch_norm_folding = true;  // TensorFlow's "remapping": also conv fusion
   bool common_subexpression_elimination = true;
   bool dependency_optimization = true;
   // Graphs with fewer op nodes are left as they are.
