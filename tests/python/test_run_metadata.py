@@ -78,7 +78,14 @@ def test_output_partition_graphs_one_per_device():
             b = tf.multiply(a, 3.0, name="b")
         with tf.device("/cpu:0"):
             c = tf.add(b, 1.0, name="c")
-    config = tf.ConfigProto(device_count={"CPU": 2})
+    # The graph optimizer would fold this all-constant graph into one Const;
+    # off, every node runs where it was put.
+    config = tf.ConfigProto(
+        device_count={"CPU": 2},
+        graph_options=tf.GraphOptions(
+            optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)
+        ),
+    )
     options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE, output_partition_graphs=True)
     metadata = tf.RunMetadata()
     with tf.Session(graph=graph, config=config) as sess:
