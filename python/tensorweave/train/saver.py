@@ -86,6 +86,49 @@ def _assigned_variable(target):
     return target
 
 
+def _restore_ops_behind(restore_op):
+    """The RestoreV2 ops that running `restore_op` runs (through its inputs
+    and control inputs), by name."""
+    found, seen, pending = {}, {restore_op}, [restore_op]
+    while pending:
+        op = pending.pop()
+        if op.type == "RestoreV2":
+            found[op.name] = op
+            continue  # what a RestoreV2 reads is the file name, nothing to restore
+        for before in [tensor.op for tensor in op.inputs] + list(op.control_inputs):
+            if before not in seen:
+                seen.add(before)
+                pending.append(before)
+    return [found[name] for name in sorted(found)]
+
+
+def _restored_keys(restore):
+    """A RestoreV2's checkpoint keys (its constant tensor_names input); the
+    output names when they are computed, for messages only."""
+    names = restore.inputs[1].op
+    if names.type == "Const":
+        return [key.decode() for key in tensor_util.make_ndarray(names.get_attr("value")).flat]
+    return [output.name for output in restore.outputs]
+
+
+def _variable_restored_from(output):
+    """The variable an imported restore op assigns the RestoreV2 output
+    `output` to (through Identity ops), or None when it assigns none: its
+    value is then read but not checked."""
+    seen, pending = set(), [output]
+    while pending:
+        tensor = pending.pop()
+        for consumer in tensor.consumers():
+            if consumer in seen:
+                continue
+            seen.add(consumer)
+            if consumer.type in ("Assign", "AssignVariableOp") and consumer.inputs[1] is tensor:
+                return _assigned_variable(consumer.inputs[0])
+            if consumer.type == "Identity":
+                pending.append(consumer.outputs[0])
+    return None
+
+
 def _named_variables(var_list):
     """[(checkpoint key, VariableV2 ref tensor)] sorted by key."""
     if isinstance(var_list, dict):
@@ -175,8 +218,13 @@ class Saver:
         keep_checkpoint_every_n_hours=10000.0,
     ):
         """A Saver over save and restore ops already in `graph` (an imported meta
-        graph): each control input of `restore_op` is an Assign of a variable
-        from an output of one RestoreV2 op, whose tensor_names give the keys."""
+        graph, ours or TensorFlow's). Saving runs `save_tensor` with the
+        prefix fed to `filename_tensor`; restoring reads every RestoreV2 op
+        `restore_op` depends on (one, or one per device in a sharded saver),
+        checks each value against the variable it is assigned to (directly, as
+        ours and TensorFlow's Assign do, or through the Identity TensorFlow
+        puts before an AssignVariableOp), then runs `restore_op` with the
+        values fed, so restoring stays all or nothing."""
         saver = cls.__new__(cls)
         saver._sharded = any(op.type == "MergeV2Checkpoints" for op in graph.get_operations())
         saver._reshape = False
@@ -187,23 +235,15 @@ class Saver:
         saver._graph = graph
         saver._filename_tensor, saver._save_tensor = filename_tensor, save_tensor
         saver._restore_op = restore_op
-        assigns, pending = [], [restore_op]
-        while pending:  # through NoOps, should group() ever nest them
-            for op in pending.pop().control_inputs:
-                if op.type in ("Assign", "AssignVariableOp"):
-                    assigns.append(op)
-                elif op.type == "NoOp":
-                    pending.append(op)
-        restores = {assign.inputs[1].op for assign in assigns}
-        if not assigns or len(restores) != 1 or next(iter(restores)).type != "RestoreV2":
-            raise ValueError(f"{restore_op.name} does not group Assigns from one RestoreV2 op")
-        restore = next(iter(restores))
-        keys = tensor_util.make_ndarray(restore.inputs[1].op.get_attr("value"))
-        by_index = {
-            assign.inputs[1].value_index: _assigned_variable(assign.inputs[0]) for assign in assigns
-        }
-        saver._restored = [restore.outputs[i] for i in sorted(by_index)]
-        saver._variables = [(keys[i].decode(), by_index[i]) for i in sorted(by_index)]
+        restores = _restore_ops_behind(restore_op)
+        if not restores:
+            raise ValueError(f"{restore_op.name} restores nothing: no RestoreV2 op precedes it")
+        saver._restored, saver._variables = [], []
+        for restore in restores:
+            keys = _restored_keys(restore)
+            for output in restore.outputs:
+                saver._restored.append(output)
+                saver._variables.append((keys[output.value_index], _variable_restored_from(output)))
         return saver
 
     def _op_names(self):
@@ -484,6 +524,8 @@ class Saver:
         sess.run(self._restore_op, feeds)
 
     def _checked_value(self, save_path, key, ref, value):
+        if ref is None:
+            return value
         want = ref.shape
         if not want.is_fully_defined() or tuple(want.as_list()) == value.shape:
             return value
