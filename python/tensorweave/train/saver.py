@@ -107,7 +107,12 @@ def _restored_keys(restore):
     output names when they are computed, for messages only."""
     names = restore.inputs[1].op
     if names.type == "Const":
-        return [key.decode() for key in tensor_util.make_ndarray(names.get_attr("value")).flat]
+        keys = [key.decode() for key in tensor_util.make_ndarray(names.get_attr("value")).flat]
+        if len(keys) != len(restore.outputs):
+            raise ValueError(
+                f"{restore.name} has {len(restore.outputs)} outputs but {len(keys)} tensor names"
+            )
+        return keys
     return [output.name for output in restore.outputs]
 
 
