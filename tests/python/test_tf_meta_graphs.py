@@ -247,3 +247,23 @@ def test_our_exported_variables_come_back_as_variables():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(tf.global_variables()[1]) == 3.0
+
+
+def test_meta_file_our_saver_writes_brings_the_variables_back(tmp_path):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        w = tf.Variable([[1.0], [2.0]], name="w")
+        tf.Variable(0, name="count", trainable=False, use_resource=True)
+        tf.reduce_sum(tf.matmul(x, w), name="loss")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default() as graph:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        assert described(tf.global_variables()) == [("w:0", [2, 1], True), ("count:0", [], False)]
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(graph.get_tensor_by_name("loss:0"))
+        with tf.Session() as sess:
+            saver.restore(sess, prefix)
+            sess.run(train, {"x:0": [[1.0, 1.0]]})
+            np.testing.assert_array_equal(sess.run(tf.global_variables()[0]), [[0.5], [1.5]])

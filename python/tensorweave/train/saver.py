@@ -480,7 +480,7 @@ class Saver:
             raise
         written = written.decode() if isinstance(written, bytes) else str(written)
         if write_meta_graph:
-            self._write_meta_graph(f"{written}.{meta_graph_suffix}")
+            self._write_meta_graph(f"{written}.{meta_graph_suffix}", strip_default_attrs)
         if write_state:
             doomed = self._record_checkpoint(written)
             kept = self._last_checkpoints or [(written, time.time())]
@@ -498,10 +498,15 @@ class Saver:
                 checkpoint_management.remove_checkpoint(old, meta_graph_suffix=meta_graph_suffix)
         return written
 
-    def _write_meta_graph(self, path):
-        # Not fsynced (TensorFlow does not either): the graph can be exported
-        # again by the program, and each fsync costs milliseconds per save.
-        meta_graph_def = meta_graph.create_meta_graph_def(self._graph, self)
+    def _write_meta_graph(self, path, strip_default_attrs=False):
+        # What TensorFlow's save writes: the graph, this Saver's SaverDef, the
+        # OpDefs used and the collections (the variables as VariableDefs, so
+        # import_meta_graph gives tf.global_variables() back). Not fsynced
+        # (TensorFlow does not either): the graph can be exported again by the
+        # program, and each fsync costs milliseconds per save.
+        meta_graph_def = meta_graph.export_meta_graph(
+            graph=self._graph, saver=self, strip_default_attrs=strip_default_attrs
+        )
         checkpoint_management.atomic_write(path, meta_graph_def.SerializeToString(), durable=False)
 
     def restore(self, sess, save_path):
