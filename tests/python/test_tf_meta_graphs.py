@@ -267,3 +267,22 @@ def test_meta_file_our_saver_writes_brings_the_variables_back(tmp_path):
             saver.restore(sess, prefix)
             sess.run(train, {"x:0": [[1.0, 1.0]]})
             np.testing.assert_array_equal(sess.run(tf.global_variables()[0]), [[0.5], [1.5]])
+
+
+def test_saver_from_a_saver_def():
+    with open(path("sharded") + ".meta", "rb") as f:
+        meta_graph_def = meta_graph_pb2.MetaGraphDef.FromString(f.read())
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta_graph_def)
+        saver = tf.train.Saver(saver_def=meta_graph_def.saver_def)
+        assert saver.saver_def.restore_op_name == meta_graph_def.saver_def.restore_op_name
+        with session() as sess:
+            saver.restore(sess, path("sharded"))
+            b = tf.global_variables()[1]
+            np.testing.assert_array_equal(sess.run(b), saved_values("sharded")["b"])
+        with pytest.raises(ValueError, match="restore_op_name"):
+            tf.train.Saver(
+                saver_def=tf.train.SaverDef(
+                    filename_tensor_name="save/Const:0", save_tensor_name="save/Identity:0"
+                )
+            )

@@ -182,10 +182,11 @@ class Saver:
     ):
         # restore_sequentially chooses between TensorFlow's implementations;
         # ours has one (every value read before any is assigned).
-        if saver_def is not None or builder is not None:
-            raise NotImplementedError(
-                "Saver(saver_def=...) and Saver(builder=...) are not supported"
-            )
+        if builder is not None:
+            raise NotImplementedError("Saver(builder=...) is not supported")
+        if saver_def is not None:
+            self._init_from_saver_def(saver_def)
+            return
         if write_version != SaverDef.V2:
             raise ValueError(
                 f"write_version={write_version} is not supported: tensorweave writes "
@@ -212,9 +213,37 @@ class Saver:
         self._next_keep_time = time.time() + self._keep_every_seconds
         self._last_preserved_timestamp = time.time()
 
+    def _init_from_saver_def(self, saver_def):
+        """Saver(saver_def=...): a Saver over the ops of the default graph a
+        SaverDef names (as TensorFlow, the names are used as they are)."""
+        if not isinstance(saver_def, SaverDef):
+            raise ValueError(  # noqa: TRY004 (TensorFlow raises ValueError here)
+                f"saver_def must be a saver_pb2.SaverDef: {saver_def!r}"
+            )
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            if not getattr(saver_def, field):
+                raise ValueError(f"saver_def must specify the {field}: {saver_def}")
+        graph = ops.get_default_graph()
+        self._init_over_graph(
+            graph,
+            graph.get_tensor_by_name(saver_def.filename_tensor_name),
+            graph.get_tensor_by_name(saver_def.save_tensor_name),
+            graph.get_operation_by_name(saver_def.restore_op_name),
+            saver_def.max_to_keep,
+            saver_def.keep_checkpoint_every_n_hours or 10000.0,
+        )
+
     @classmethod
-    def _from_graph(
-        cls,
+    def _from_graph(cls, graph, filename_tensor, save_tensor, restore_op, *bookkeeping):
+        """A Saver over save and restore ops already in `graph` (see
+        _init_over_graph); `bookkeeping` is max_to_keep and
+        keep_checkpoint_every_n_hours."""
+        saver = cls.__new__(cls)
+        saver._init_over_graph(graph, filename_tensor, save_tensor, restore_op, *bookkeeping)
+        return saver
+
+    def _init_over_graph(
+        self,
         graph,
         filename_tensor,
         save_tensor,
@@ -222,7 +251,7 @@ class Saver:
         max_to_keep=5,
         keep_checkpoint_every_n_hours=10000.0,
     ):
-        """A Saver over save and restore ops already in `graph` (an imported meta
+        """Takes over save and restore ops already in `graph` (an imported meta
         graph, ours or TensorFlow's). Saving runs `save_tensor` with the
         prefix fed to `filename_tensor`; restoring reads every RestoreV2 op
         `restore_op` depends on (one, or one per device in a sharded saver),
@@ -230,26 +259,24 @@ class Saver:
         ours and TensorFlow's Assign do, or through the Identity TensorFlow
         puts before an AssignVariableOp), then runs `restore_op` with the
         values fed, so restoring stays all or nothing."""
-        saver = cls.__new__(cls)
-        saver._sharded = any(op.type == "MergeV2Checkpoints" for op in graph.get_operations())
-        saver._reshape = False
-        saver._pad_step_number = False
-        saver._save_relative_paths = False
-        saver._built, saver._is_empty = True, False
-        saver._init_bookkeeping(max_to_keep, keep_checkpoint_every_n_hours)
-        saver._graph = graph
-        saver._filename_tensor, saver._save_tensor = filename_tensor, save_tensor
-        saver._restore_op = restore_op
+        self._sharded = any(op.type == "MergeV2Checkpoints" for op in graph.get_operations())
+        self._reshape = False
+        self._pad_step_number = False
+        self._save_relative_paths = False
+        self._built, self._is_empty = True, False
+        self._init_bookkeeping(max_to_keep, keep_checkpoint_every_n_hours)
+        self._graph = graph
+        self._filename_tensor, self._save_tensor = filename_tensor, save_tensor
+        self._restore_op = restore_op
         restores = _restore_ops_behind(restore_op)
         if not restores:
             raise ValueError(f"{restore_op.name} restores nothing: no RestoreV2 op precedes it")
-        saver._restored, saver._variables = [], []
+        self._restored, self._variables = [], []
         for restore in restores:
             keys = _restored_keys(restore)
             for output in restore.outputs:
-                saver._restored.append(output)
-                saver._variables.append((keys[output.value_index], _variable_restored_from(output)))
-        return saver
+                self._restored.append(output)
+                self._variables.append((keys[output.value_index], _variable_restored_from(output)))
 
     def _op_names(self):
         """The names a SaverDef records: filename tensor, save tensor, restore op."""
