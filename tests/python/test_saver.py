@@ -84,8 +84,14 @@ def test_meta_file_is_a_meta_graph_def_holding_the_graph(tmp_path):
         prefix = saver.save(sess, str(tmp_path / "model"))
     with open(prefix + ".meta", "rb") as f:
         meta_graph_def = meta_graph_pb2.MetaGraphDef.FromString(f.read())
-    # Only graph_def and saver_def are written, and nothing the message does not define.
-    assert [field.name for field, _ in meta_graph_def.ListFields()] == ["graph_def", "saver_def"]
+    # What TensorFlow's Saver.save writes (export_meta_graph: the OpDefs used and
+    # the collections too), and nothing the message does not define.
+    assert [field.name for field, _ in meta_graph_def.ListFields()] == [
+        "meta_info_def",
+        "graph_def",
+        "saver_def",
+        "collection_def",
+    ]
     known = meta_graph_pb2.MetaGraphDef()
     known.CopyFrom(meta_graph_def)
     known.DiscardUnknownFields()

@@ -153,10 +153,13 @@ class ResourceVariable(variables.Variable):
         aggregation=None,
         shape=None,
     ):
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if variable_def is not None:
-            raise NotImplementedError("ResourceVariable(variable_def=...) is not supported")
         if collections is None:
             collections = [ops.GraphKeys.GLOBAL_VARIABLES]
         if trainable and ops.GraphKeys.TRAINABLE_VARIABLES not in collections:
@@ -199,6 +202,31 @@ class ResourceVariable(variables.Variable):
         graph = self._handle.graph
         for key in collections:
             graph.add_to_collection(key, self)
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """The ResourceVariable whose ops the default graph already holds (see
+        Variable._init_from_proto): its dtype and shape are its VarHandleOp's."""
+        element = variables.imported_graph_element
+        self._handle = element(variable_def.variable_name, import_scope)
+        if self._handle.op.type != "VarHandleOp":
+            raise ValueError(
+                f"VariableDef of a resource variable names {self._handle.op.name}, "
+                f"a {self._handle.op.type} op, not a VarHandleOp"
+            )
+        self._dtype = dtypes.as_dtype(self._handle.op.get_attr("dtype"))
+        self._shape = tensor_shape.as_shape(self._handle.op.get_attr("shape"))
+        self._initializer_op = element(variable_def.initializer_name, import_scope)
+        self._graph_element = None
+        if variable_def.snapshot_name:
+            self._graph_element = element(variable_def.snapshot_name, import_scope)
+        self._initial_value = None
+        if variable_def.initial_value_name:
+            self._initial_value = element(variable_def.initial_value_name, import_scope)
+        self._trainable = variable_def.trainable
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
 
     # --- identity -----------------------------------------------------------------
 

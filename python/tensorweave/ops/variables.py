@@ -10,6 +10,14 @@ from tensorweave.framework.api_export import tf_export
 from tensorweave.ops import array_ops, control_flow_ops, state_ops
 
 
+def imported_graph_element(name, import_scope=None):
+    """The operation or tensor `name` (as a VariableDef records it) of the
+    default graph, under `import_scope` when the graph was imported there."""
+    if import_scope:
+        name = f"{import_scope.rstrip('/')}/{name}"
+    return ops.get_default_graph().as_graph_element(name)
+
+
 @tf_export("Variable", "VariableV1")
 class Variable:
     """A mutable tensor that keeps its value across runs of one session.
@@ -19,7 +27,8 @@ class Variable:
     for resource variables: then a ResourceVariable, as TensorFlow 1.x does.
     """
 
-    # Where use_resource sits among __init__'s positional parameters.
+    # Where variable_def and use_resource sit among __init__'s positional parameters.
+    _VARIABLE_DEF_POSITION = 6
     _USE_RESOURCE_POSITION = 11
 
     def __new__(cls, *args, **kwargs):
@@ -31,7 +40,14 @@ class Variable:
             # Imported here: both modules build on this one.
             from tensorweave.ops import resource_variable_ops, variable_scope
 
-            if use_resource is None:
+            if len(args) > Variable._VARIABLE_DEF_POSITION:
+                variable_def = args[Variable._VARIABLE_DEF_POSITION]
+            else:
+                variable_def = kwargs.get("variable_def")
+            if variable_def is not None:
+                # An existing variable: its kind is the one the graph holds.
+                use_resource = variable_def.is_resource
+            elif use_resource is None:
                 use_resource = variable_scope.default_use_resource()
             if use_resource:
                 return object.__new__(resource_variable_ops.ResourceVariable)
@@ -55,10 +71,13 @@ class Variable:
         aggregation=None,
         shape=None,
     ):
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if variable_def is not None:
-            raise NotImplementedError("Variable(variable_def=...) is not supported")
         if collections is None:
             collections = [ops.GraphKeys.GLOBAL_VARIABLES]
         if trainable and ops.GraphKeys.TRAINABLE_VARIABLES not in collections:
@@ -97,6 +116,27 @@ class Variable:
         graph = self._variable.graph
         for key in collections:
             graph.add_to_collection(key, self)
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """The Variable whose ops the default graph already holds, named by a
+        VariableDef (as a meta graph's variable collections record it), with
+        `import_scope` prepended to its names. Adds no ops and joins no
+        collection: import_meta_graph puts it in the collections it came from."""
+        self._variable = imported_graph_element(variable_def.variable_name, import_scope)
+        self._initializer_op = imported_graph_element(variable_def.initializer_name, import_scope)
+        self._snapshot = imported_graph_element(variable_def.snapshot_name, import_scope)
+        self._initial_value = None
+        if variable_def.initial_value_name:
+            self._initial_value = imported_graph_element(
+                variable_def.initial_value_name, import_scope
+            )
+        self._trainable = variable_def.trainable
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """A Variable (a ResourceVariable when variable_def.is_resource) over
+        the ops a VariableDef names in the default graph."""
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # --- identity -----------------------------------------------------------------
 

@@ -5,10 +5,10 @@ TensorFlow's message and field numbers). We write its graph_def, its
 saver_def (the Saver's filename tensor, save tensor and restore op) and the
 graph's collections; importing adds the graph and restores the collections
 TensorFlow restores (operations and tensors by name, strings, numbers,
-Any protos). Variable collections are written as TensorFlow's VariableDefs,
-so TensorFlow recreates the variables, but not read back: after
-import_meta_graph, find tensors by name (graph.get_tensor_by_name) and
-restore with the Saver it returns.
+Any protos). Variable collections are TensorFlow's VariableDefs both ways:
+importing turns each back into a Variable (a ResourceVariable when it is
+one) over the imported ops, so tf.global_variables(), tf.trainable_variables()
+and optimizers work on a graph TensorFlow or tensorweave wrote.
 
     saver = tf.train.import_meta_graph("ckpt/model-100.meta")
     with tf.Session() as sess:
@@ -24,6 +24,7 @@ from google.protobuf.message import DecodeError
 
 from tensorweave import pywrap_tensorweave
 from tensorweave.framework import importer, ops
+from tensorweave.ops import variables
 from tensorweave.proto import graph_pb2, meta_graph_pb2, op_def_pb2
 from tensorweave.train import checkpoint_management
 
@@ -34,8 +35,8 @@ __all__ = [
 
 # Collections whose values TensorFlow writes as serialized protos (VariableDef,
 # SaverDef, QueueRunnerDef, control-flow contexts) and turns back into Python
-# objects on import. We write the variable ones and read none of them back:
-# their bytes in, say, tf.global_variables() would break every caller.
+# objects on import. We write and read back the variable ones; the others are
+# skipped on import (their bytes in a collection would break every caller).
 _VARIABLE_COLLECTIONS = (
     ops.GraphKeys.GLOBAL_VARIABLES,
     ops.GraphKeys.TRAINABLE_VARIABLES,
@@ -196,13 +197,32 @@ def _scoped(name, import_scope):
     return f"{import_scope}/{name}" if import_scope else name
 
 
+def _imported_variable(serialized, import_scope, variables_by_def):
+    """The Variable a serialized VariableDef names; one object per VariableDef,
+    as TensorFlow makes it, so a variable in both the global and the trainable
+    collection is the same object in both."""
+    variable = variables_by_def.get(serialized)
+    if variable is None:
+        try:
+            variable_def = meta_graph_pb2.VariableDef.FromString(serialized)
+        except DecodeError as error:
+            raise ValueError(f"A variable collection holds no VariableDef: {error}") from None
+        variable = variables.Variable.from_proto(variable_def, import_scope=import_scope)
+        variables_by_def[serialized] = variable
+    return variable
+
+
 def _restore_collections(graph, meta_graph_def, import_scope):
+    variables_by_def = {}
     for key in sorted(meta_graph_def.collection_def):
-        if key in _PROTO_COLLECTIONS:
-            continue
         collection_def = meta_graph_def.collection_def[key]
         kind = collection_def.WhichOneof("kind")
-        if kind is None:
+        if key in _VARIABLE_COLLECTIONS and kind == "bytes_list":
+            for value in collection_def.bytes_list.value:
+                variable = _imported_variable(value, import_scope, variables_by_def)
+                graph.add_to_collection(key, variable)
+            continue
+        if key in _PROTO_COLLECTIONS or kind is None:
             continue
         values = getattr(collection_def, kind).value
         for value in values:

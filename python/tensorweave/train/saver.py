@@ -86,6 +86,54 @@ def _assigned_variable(target):
     return target
 
 
+def _restore_ops_behind(restore_op):
+    """The RestoreV2 ops that running `restore_op` runs (through its inputs
+    and control inputs), by name."""
+    found, seen, pending = {}, {restore_op}, [restore_op]
+    while pending:
+        op = pending.pop()
+        if op.type == "RestoreV2":
+            found[op.name] = op
+            continue  # what a RestoreV2 reads is the file name, nothing to restore
+        for before in [tensor.op for tensor in op.inputs] + list(op.control_inputs):
+            if before not in seen:
+                seen.add(before)
+                pending.append(before)
+    return [found[name] for name in sorted(found)]
+
+
+def _restored_keys(restore):
+    """A RestoreV2's checkpoint keys (its constant tensor_names input); the
+    output names when they are computed, for messages only."""
+    names = restore.inputs[1].op
+    if names.type == "Const":
+        keys = [key.decode() for key in tensor_util.make_ndarray(names.get_attr("value")).flat]
+        if len(keys) != len(restore.outputs):
+            raise ValueError(
+                f"{restore.name} has {len(restore.outputs)} outputs but {len(keys)} tensor names"
+            )
+        return keys
+    return [output.name for output in restore.outputs]
+
+
+def _variable_restored_from(output):
+    """The variable an imported restore op assigns the RestoreV2 output
+    `output` to (through Identity ops), or None when it assigns none: its
+    value is then read but not checked."""
+    seen, pending = set(), [output]
+    while pending:
+        tensor = pending.pop()
+        for consumer in tensor.consumers():
+            if consumer in seen:
+                continue
+            seen.add(consumer)
+            if consumer.type in ("Assign", "AssignVariableOp") and consumer.inputs[1] is tensor:
+                return _assigned_variable(consumer.inputs[0])
+            if consumer.type == "Identity":
+                pending.append(consumer.outputs[0])
+    return None
+
+
 def _named_variables(var_list):
     """[(checkpoint key, VariableV2 ref tensor)] sorted by key."""
     if isinstance(var_list, dict):
@@ -134,10 +182,11 @@ class Saver:
     ):
         # restore_sequentially chooses between TensorFlow's implementations;
         # ours has one (every value read before any is assigned).
-        if saver_def is not None or builder is not None:
-            raise NotImplementedError(
-                "Saver(saver_def=...) and Saver(builder=...) are not supported"
-            )
+        if builder is not None:
+            raise NotImplementedError("Saver(builder=...) is not supported")
+        if saver_def is not None:
+            self._init_from_saver_def(saver_def)
+            return
         if write_version != SaverDef.V2:
             raise ValueError(
                 f"write_version={write_version} is not supported: tensorweave writes "
@@ -164,9 +213,37 @@ class Saver:
         self._next_keep_time = time.time() + self._keep_every_seconds
         self._last_preserved_timestamp = time.time()
 
+    def _init_from_saver_def(self, saver_def):
+        """Saver(saver_def=...): a Saver over the ops of the default graph a
+        SaverDef names (as TensorFlow, the names are used as they are)."""
+        if not isinstance(saver_def, SaverDef):
+            raise ValueError(  # noqa: TRY004 (TensorFlow raises ValueError here)
+                f"saver_def must be a saver_pb2.SaverDef: {saver_def!r}"
+            )
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            if not getattr(saver_def, field):
+                raise ValueError(f"saver_def must specify the {field}: {saver_def}")
+        graph = ops.get_default_graph()
+        self._init_over_graph(
+            graph,
+            graph.get_tensor_by_name(saver_def.filename_tensor_name),
+            graph.get_tensor_by_name(saver_def.save_tensor_name),
+            graph.get_operation_by_name(saver_def.restore_op_name),
+            saver_def.max_to_keep,
+            saver_def.keep_checkpoint_every_n_hours or 10000.0,
+        )
+
     @classmethod
-    def _from_graph(
-        cls,
+    def _from_graph(cls, graph, filename_tensor, save_tensor, restore_op, *bookkeeping):
+        """A Saver over save and restore ops already in `graph` (see
+        _init_over_graph); `bookkeeping` is max_to_keep and
+        keep_checkpoint_every_n_hours."""
+        saver = cls.__new__(cls)
+        saver._init_over_graph(graph, filename_tensor, save_tensor, restore_op, *bookkeeping)
+        return saver
+
+    def _init_over_graph(
+        self,
         graph,
         filename_tensor,
         save_tensor,
@@ -174,37 +251,32 @@ class Saver:
         max_to_keep=5,
         keep_checkpoint_every_n_hours=10000.0,
     ):
-        """A Saver over save and restore ops already in `graph` (an imported meta
-        graph): each control input of `restore_op` is an Assign of a variable
-        from an output of one RestoreV2 op, whose tensor_names give the keys."""
-        saver = cls.__new__(cls)
-        saver._sharded = any(op.type == "MergeV2Checkpoints" for op in graph.get_operations())
-        saver._reshape = False
-        saver._pad_step_number = False
-        saver._save_relative_paths = False
-        saver._built, saver._is_empty = True, False
-        saver._init_bookkeeping(max_to_keep, keep_checkpoint_every_n_hours)
-        saver._graph = graph
-        saver._filename_tensor, saver._save_tensor = filename_tensor, save_tensor
-        saver._restore_op = restore_op
-        assigns, pending = [], [restore_op]
-        while pending:  # through NoOps, should group() ever nest them
-            for op in pending.pop().control_inputs:
-                if op.type in ("Assign", "AssignVariableOp"):
-                    assigns.append(op)
-                elif op.type == "NoOp":
-                    pending.append(op)
-        restores = {assign.inputs[1].op for assign in assigns}
-        if not assigns or len(restores) != 1 or next(iter(restores)).type != "RestoreV2":
-            raise ValueError(f"{restore_op.name} does not group Assigns from one RestoreV2 op")
-        restore = next(iter(restores))
-        keys = tensor_util.make_ndarray(restore.inputs[1].op.get_attr("value"))
-        by_index = {
-            assign.inputs[1].value_index: _assigned_variable(assign.inputs[0]) for assign in assigns
-        }
-        saver._restored = [restore.outputs[i] for i in sorted(by_index)]
-        saver._variables = [(keys[i].decode(), by_index[i]) for i in sorted(by_index)]
-        return saver
+        """Takes over save and restore ops already in `graph` (an imported meta
+        graph, ours or TensorFlow's). Saving runs `save_tensor` with the
+        prefix fed to `filename_tensor`; restoring reads every RestoreV2 op
+        `restore_op` depends on (one, or one per device in a sharded saver),
+        checks each value against the variable it is assigned to (directly, as
+        ours and TensorFlow's Assign do, or through the Identity TensorFlow
+        puts before an AssignVariableOp), then runs `restore_op` with the
+        values fed, so restoring stays all or nothing."""
+        self._sharded = any(op.type == "MergeV2Checkpoints" for op in graph.get_operations())
+        self._reshape = False
+        self._pad_step_number = False
+        self._save_relative_paths = False
+        self._built, self._is_empty = True, False
+        self._init_bookkeeping(max_to_keep, keep_checkpoint_every_n_hours)
+        self._graph = graph
+        self._filename_tensor, self._save_tensor = filename_tensor, save_tensor
+        self._restore_op = restore_op
+        restores = _restore_ops_behind(restore_op)
+        if not restores:
+            raise ValueError(f"{restore_op.name} restores nothing: no RestoreV2 op precedes it")
+        self._restored, self._variables = [], []
+        for restore in restores:
+            keys = _restored_keys(restore)
+            for output in restore.outputs:
+                self._restored.append(output)
+                self._variables.append((keys[output.value_index], _variable_restored_from(output)))
 
     def _op_names(self):
         """The names a SaverDef records: filename tensor, save tensor, restore op."""
@@ -435,7 +507,7 @@ class Saver:
             raise
         written = written.decode() if isinstance(written, bytes) else str(written)
         if write_meta_graph:
-            self._write_meta_graph(f"{written}.{meta_graph_suffix}")
+            self._write_meta_graph(f"{written}.{meta_graph_suffix}", strip_default_attrs)
         if write_state:
             doomed = self._record_checkpoint(written)
             kept = self._last_checkpoints or [(written, time.time())]
@@ -453,10 +525,15 @@ class Saver:
                 checkpoint_management.remove_checkpoint(old, meta_graph_suffix=meta_graph_suffix)
         return written
 
-    def _write_meta_graph(self, path):
-        # Not fsynced (TensorFlow does not either): the graph can be exported
-        # again by the program, and each fsync costs milliseconds per save.
-        meta_graph_def = meta_graph.create_meta_graph_def(self._graph, self)
+    def _write_meta_graph(self, path, strip_default_attrs=False):
+        # What TensorFlow's save writes: the graph, this Saver's SaverDef, the
+        # OpDefs used and the collections (the variables as VariableDefs, so
+        # import_meta_graph gives tf.global_variables() back). Not fsynced
+        # (TensorFlow does not either): the graph can be exported again by the
+        # program, and each fsync costs milliseconds per save.
+        meta_graph_def = meta_graph.export_meta_graph(
+            graph=self._graph, saver=self, strip_default_attrs=strip_default_attrs
+        )
         checkpoint_management.atomic_write(path, meta_graph_def.SerializeToString(), durable=False)
 
     def restore(self, sess, save_path):
@@ -484,6 +561,8 @@ class Saver:
         sess.run(self._restore_op, feeds)
 
     def _checked_value(self, save_path, key, ref, value):
+        if ref is None:
+            return value
         want = ref.shape
         if not want.is_fully_defined() or tuple(want.as_list()) == value.shape:
             return value
