@@ -106,6 +106,12 @@ const char* const kOpsComputedInFloat[] = {
     // U = float, passed through unchanged.
     "FusedBatchNormV3",
     "FusedBatchNormGradV3",
+    // Built by tf.gradients itself: the initial gradient, the sums of
+    // gradients that meet, and the loss's log-softmax and one-hot labels.
+    "OnesLike",
+    "AddN",
+    "LogSoftmax",
+    "OneHot",
 };
 
 // Optimizer updates of half and bfloat16 variables, run by the float

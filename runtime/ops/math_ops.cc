@@ -533,7 +533,7 @@ REGISTER_OP("AddN")
     .Input("inputs: N * T")
     .Output("sum: T")
     .Attr("N: int >= 1")
-    .Attr("T: {" TW_NUMBER_TYPES ", variant}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES ", variant}")
     .SetShapeFn(AddNShape)
     .Doc(
         "Elementwise sum of N tensors of one shape; for variants (TensorLists, in gradients) "

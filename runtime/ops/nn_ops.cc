@@ -257,7 +257,7 @@ REGISTER_OP("LeakyReluGrad")
 REGISTER_OP("LogSoftmax")
     .Input("logits: T")
     .Output("logsoftmax: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(SoftmaxShape)
     .Doc("logits - log(sum(exp(logits))) along the last dimension.");
 
