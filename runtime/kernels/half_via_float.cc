@@ -143,8 +143,14 @@ void Narrow(const Tensor& in, Tensor* out, const OpKernelContext* ctx) {
   });
 }
 
-// A new float tensor holding the values of the half or bfloat16 `in`.
-Status Widened(const Tensor& in, const OpKernelContext* ctx, Tensor* out) {
+// A new float tensor holding the values of `in`, which the graph's types
+// make half or bfloat16 (`dtype`); a kernel driven directly with another
+// dtype must not read its buffer as 16-bit values.
+Status Widened(const Tensor& in, DataType dtype, const OpKernelContext* ctx, Tensor* out) {
+  if (in.dtype() != dtype) {
+    return errors::InvalidArgument("Expected a ", DataTypeString(dtype), " input, got ",
+                                   DataTypeString(in.dtype()));
+  }
   TW_RETURN_IF_ERROR(Tensor::Allocate(DT_FLOAT, in.shape(), out));
   if (in.dtype() == DT_HALF) {
     Widen<Eigen::half>(in, out, ctx);
@@ -205,7 +211,7 @@ class HalfViaFloatOp : public OpKernel {
     std::vector<TensorValue> inputs(ctx->num_inputs());
     for (int i = 0; i < ctx->num_inputs(); ++i) {
       if (IsHalfFloat(input_type(i))) {
-        OP_REQUIRES_OK(ctx, Widened(ctx->input(i), ctx, &inputs[i].tensor));
+        OP_REQUIRES_OK(ctx, Widened(ctx->input(i), input_type(i), ctx, &inputs[i].tensor));
       } else {
         inputs[i].tensor = ctx->input(i);
       }
@@ -291,11 +297,11 @@ class HalfUpdateViaFloatOp : public OpKernel {
           errors::InvalidArgument("Variable ", variables[i]->name, " holds ",
                                   DataTypeString(value.dtype()), ", not ", DataTypeString(dtype)));
       widened.push_back(std::make_unique<Variable>(variables[i]->name));
-      OP_REQUIRES_OK(ctx, Widened(value, ctx, &widened.back()->tensor));
+      OP_REQUIRES_OK(ctx, Widened(value, dtype, ctx, &widened.back()->tensor));
       inputs[i].ref = widened.back().get();
     }
     for (int i = num_variables_; i < ctx->num_inputs(); ++i) {
-      OP_REQUIRES_OK(ctx, Widened(ctx->input(i), ctx, &inputs[i].tensor));
+      OP_REQUIRES_OK(ctx, Widened(ctx->input(i), dtype, ctx, &inputs[i].tensor));
     }
     OpKernelContext::Params params = FloatParams(ctx, float_kernel_.get(), &inputs);
     OpKernelContext float_ctx(&params);

@@ -294,6 +294,33 @@ def test_an_update_of_a_variable_of_another_dtype_is_refused():
                 sess.run(update)
 
 
+def test_an_update_of_an_uninitialized_variable_fails_cleanly():
+    with tf.Graph().as_default():
+        var = tf.Variable(tf.zeros([2], tf.float16), name="never_initialized")
+        update = tf.train.GradientDescentOptimizer(0.5).apply_gradients(
+            [(tf.constant([1.0, 2.0], tf.float16), var)]
+        )
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="never_initialized"):
+                sess.run(update)
+
+
+def test_an_update_naming_one_variable_twice_is_refused():
+    with tf.Graph().as_default() as graph:
+        var = tf.get_variable("var", initializer=tf.zeros([2], tf.float16), use_resource=True)
+        half = tf.constant(0.5, tf.float16)
+        update = graph.create_op(
+            "ResourceApplyMomentum",
+            [var.handle, var.handle, half, tf.constant([1.0, 2.0], tf.float16), half],
+            [],
+            attrs={"T": tf.float16},
+        )
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.InvalidArgumentError, match="different variables"):
+                sess.run(update)
+
+
 def _mlp_loss(x, labels, dtype, seed):
     rng = np.random.default_rng(seed)
     hidden = tf.get_variable("w1", initializer=tf.constant(rng.standard_normal([8, 16]) / 3, dtype))
