@@ -178,7 +178,7 @@ REGISTER_OP("OneHot")
     .Input("off_value: T")
     .Output("output: T")
     .Attr("axis: int = -1")
-    .Attr("T: {" TW_ALL_TYPES "}")
+    .Attr("T: {" TW_ALL_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("TI: {uint8, int8, int32, int64} = DT_INT64")
     .SetShapeFn(OneHotShape)
     .Doc("on_value where the new depth index equals indices, off_value elsewhere.");

@@ -298,7 +298,7 @@ REGISTER_OP("ZerosLike")
 REGISTER_OP("OnesLike")
     .Input("x: T")
     .Output("y: T")
-    .Attr("T: {" TW_PLAIN_TYPES "}")
+    .Attr("T: {" TW_PLAIN_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("Ones with the shape and dtype of x.");
 

@@ -279,8 +279,9 @@ TW_REGISTER_BINARY("Maximum", TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES,
                    "max(x, y) elementwise with numpy broadcasting.");
 TW_REGISTER_BINARY("Minimum", TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES,
                    "min(x, y) elementwise with numpy broadcasting.");
-TW_REGISTER_BINARY("Pow", TW_SIGNED_NUMBER_TYPES, "x ** y elementwise with numpy broadcasting.");
-TW_REGISTER_BINARY("SquaredDifference", TW_ARITHMETIC_TYPES,
+TW_REGISTER_BINARY("Pow", TW_SIGNED_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES,
+                   "x ** y elementwise with numpy broadcasting.");
+TW_REGISTER_BINARY("SquaredDifference", TW_ARITHMETIC_TYPES ", " TW_HALF_FLOAT_TYPES,
                    "(x - y) * (x - y) elementwise with numpy broadcasting.");
 
 #undef TW_REGISTER_BINARY
@@ -383,36 +384,41 @@ TW_REGISTER_COMPARISON("LessEqual", "<=");
 TW_REGISTER_UNARY("Neg", TW_SIGNED_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES, "-x elementwise.");
 TW_REGISTER_UNARY("Square", TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES, "x * x elementwise.");
 TW_REGISTER_UNARY("Abs", TW_SIGNED_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES, "|x| elementwise.");
-TW_REGISTER_UNARY("Sign", TW_SIGNED_NUMBER_TYPES,
+TW_REGISTER_UNARY("Sign", TW_SIGNED_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES,
                   "-1, 0 or 1 elementwise by the sign of x (NaN stays NaN).");
-TW_REGISTER_UNARY("Round", TW_ARITHMETIC_TYPES,
+TW_REGISTER_UNARY("Round", TW_ARITHMETIC_TYPES ", " TW_HALF_FLOAT_TYPES,
                   "x rounded to the nearest integer, halves to even (banker's rounding).");
 TW_REGISTER_UNARY("Sqrt", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES, "Square root elementwise.");
 TW_REGISTER_UNARY("Rsqrt", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES, "1 / sqrt(x) elementwise.");
 TW_REGISTER_UNARY("Exp", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES, "e^x elementwise.");
-TW_REGISTER_UNARY("Expm1", TW_FLOAT_TYPES, "e^x - 1 elementwise, exact near 0.");
+TW_REGISTER_UNARY("Expm1", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
+                  "e^x - 1 elementwise, exact near 0.");
 TW_REGISTER_UNARY("Log", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES, "Natural logarithm elementwise.");
-TW_REGISTER_UNARY("Log1p", TW_FLOAT_TYPES, "log(1 + x) elementwise, exact near 0.");
+TW_REGISTER_UNARY("Log1p", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
+                  "log(1 + x) elementwise, exact near 0.");
 TW_REGISTER_UNARY("Tanh", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
                   "Hyperbolic tangent elementwise.");
 TW_REGISTER_UNARY("Sigmoid", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
                   "1 / (1 + e^-x) elementwise.");
-TW_REGISTER_UNARY("Reciprocal", TW_FLOAT_TYPES, "1 / x elementwise.");
-TW_REGISTER_UNARY("Inv", TW_FLOAT_TYPES, "1 / x elementwise (the old name of Reciprocal).");
-TW_REGISTER_UNARY("Floor", TW_FLOAT_TYPES, "Largest integer <= x elementwise.");
-TW_REGISTER_UNARY("Ceil", TW_FLOAT_TYPES, "Smallest integer >= x elementwise.");
+TW_REGISTER_UNARY("Reciprocal", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES, "1 / x elementwise.");
+TW_REGISTER_UNARY("Inv", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
+                  "1 / x elementwise (the old name of Reciprocal).");
+TW_REGISTER_UNARY("Floor", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
+                  "Largest integer <= x elementwise.");
+TW_REGISTER_UNARY("Ceil", TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES,
+                  "Smallest integer >= x elementwise.");
 
 #undef TW_REGISTER_UNARY
 
 // The gradients of unary functions written in terms of their output y:
 // dx = dy * f'(x) expressed through y.
-#define TW_REGISTER_UNARY_GRAD(NAME, DOC) \
-  REGISTER_OP(NAME)                       \
-      .Input("y: T")                      \
-      .Input("dy: T")                     \
-      .Output("z: T")                     \
-      .Attr("T: {" TW_FLOAT_TYPES "}")    \
-      .SetShapeFn(MergedPairShape)        \
+#define TW_REGISTER_UNARY_GRAD(NAME, DOC)                       \
+  REGISTER_OP(NAME)                                             \
+      .Input("y: T")                                            \
+      .Input("dy: T")                                           \
+      .Output("z: T")                                           \
+      .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}") \
+      .SetShapeFn(MergedPairShape)                              \
       .Doc(DOC)
 
 TW_REGISTER_UNARY_GRAD("TanhGrad", "dy * (1 - y * y) for y = tanh(x).");
@@ -460,7 +466,7 @@ REGISTER_OP("Max")
     .Input("reduction_indices: Tidx")
     .Output("output: T")
     .Attr("keep_dims: bool = false")
-    .Attr("T: {" TW_NUMBER_TYPES "}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("Tidx: {" TW_INDEX_TYPES "} = DT_INT32")
     .SetShapeFn(ReductionShape)
     .Doc("Maximum over the given axes.");
@@ -470,7 +476,7 @@ REGISTER_OP("Min")
     .Input("reduction_indices: Tidx")
     .Output("output: T")
     .Attr("keep_dims: bool = false")
-    .Attr("T: {" TW_NUMBER_TYPES "}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("Tidx: {" TW_INDEX_TYPES "} = DT_INT32")
     .SetShapeFn(ReductionShape)
     .Doc("Minimum over the given axes.");
@@ -480,7 +486,7 @@ REGISTER_OP("Prod")
     .Input("reduction_indices: Tidx")
     .Output("output: T")
     .Attr("keep_dims: bool = false")
-    .Attr("T: {" TW_NUMBER_TYPES "}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("Tidx: {" TW_INDEX_TYPES "} = DT_INT32")
     .SetShapeFn(ReductionShape)
     .Doc("Product over the given axes.");
@@ -507,7 +513,7 @@ REGISTER_OP("ArgMin")
     .Input("input: T")
     .Input("dimension: Tidx")
     .Output("output: output_type")
-    .Attr("T: {" TW_PLAIN_TYPES "}")
+    .Attr("T: {" TW_PLAIN_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("Tidx: {int16, int32, int64} = DT_INT32")
     .Attr("output_type: {" TW_INDEX_TYPES "} = DT_INT64")
     .SetShapeFn(ArgMaxShape)
@@ -517,7 +523,7 @@ REGISTER_OP("ArgMax")
     .Input("input: T")
     .Input("dimension: Tidx")
     .Output("output: output_type")
-    .Attr("T: {" TW_PLAIN_TYPES "}")
+    .Attr("T: {" TW_PLAIN_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("Tidx: {int16, int32, int64} = DT_INT32")
     .Attr("output_type: {" TW_INDEX_TYPES ", int16, uint16} = DT_INT64")
     .SetShapeFn(ArgMaxShape)
@@ -527,7 +533,7 @@ REGISTER_OP("AddN")
     .Input("inputs: N * T")
     .Output("sum: T")
     .Attr("N: int >= 1")
-    .Attr("T: {" TW_NUMBER_TYPES ", variant}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES ", variant}")
     .SetShapeFn(AddNShape)
     .Doc(
         "Elementwise sum of N tensors of one shape; for variants (TensorLists, in gradients) "

@@ -57,31 +57,42 @@ Status SameShapePair(InferenceContext* c) {
 
 }  // namespace
 
-#define TW_REGISTER_FLOAT_UNARY(NAME, DOC)   \
-  REGISTER_OP(NAME)                          \
-      .Input("x: T")                         \
-      .Output("y: T")                        \
-      .Attr("T: {" TW_FLOAT_TYPES "}")       \
-      .SetShapeFn(shape_fns::UnchangedShape) \
+#define TW_REGISTER_FLOAT_UNARY(NAME, DOC, TYPES) \
+  REGISTER_OP(NAME)                               \
+      .Input("x: T")                              \
+      .Output("y: T")                             \
+      .Attr("T: {" TYPES "}")                     \
+      .SetShapeFn(shape_fns::UnchangedShape)      \
       .Doc(DOC)
 
-TW_REGISTER_FLOAT_UNARY("Sin", "Sine elementwise (radians).");
-TW_REGISTER_FLOAT_UNARY("Cos", "Cosine elementwise (radians).");
-TW_REGISTER_FLOAT_UNARY("Tan", "Tangent elementwise (radians).");
-TW_REGISTER_FLOAT_UNARY("Asin", "Arcsine elementwise, in [-pi/2, pi/2]; NaN outside [-1, 1].");
-TW_REGISTER_FLOAT_UNARY("Acos", "Arccosine elementwise, in [0, pi]; NaN outside [-1, 1].");
-TW_REGISTER_FLOAT_UNARY("Atan", "Arctangent elementwise, in (-pi/2, pi/2).");
-TW_REGISTER_FLOAT_UNARY("Sinh", "Hyperbolic sine elementwise.");
-TW_REGISTER_FLOAT_UNARY("Cosh", "Hyperbolic cosine elementwise.");
-TW_REGISTER_FLOAT_UNARY("Asinh", "Inverse hyperbolic sine elementwise.");
-TW_REGISTER_FLOAT_UNARY("Acosh", "Inverse hyperbolic cosine elementwise; NaN below 1.");
-TW_REGISTER_FLOAT_UNARY("Atanh", "Inverse hyperbolic tangent elementwise; NaN outside [-1, 1].");
-TW_REGISTER_FLOAT_UNARY("Erf", "The error function elementwise.");
-TW_REGISTER_FLOAT_UNARY("Erfc", "1 - erf(x) elementwise, without the cancellation for large x.");
-TW_REGISTER_FLOAT_UNARY("Lgamma", "log|Gamma(x)| elementwise (inf at the poles 0, -1, -2, ...).");
+TW_REGISTER_FLOAT_UNARY("Sin", "Sine elementwise (radians).",
+                        TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Cos", "Cosine elementwise (radians).",
+                        TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Tan", "Tangent elementwise (radians).", TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Asin", "Arcsine elementwise, in [-pi/2, pi/2]; NaN outside [-1, 1].",
+                        TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Acos", "Arccosine elementwise, in [0, pi]; NaN outside [-1, 1].",
+                        TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Atan", "Arctangent elementwise, in (-pi/2, pi/2).", TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Sinh", "Hyperbolic sine elementwise.", TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Cosh", "Hyperbolic cosine elementwise.", TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Asinh", "Inverse hyperbolic sine elementwise.", TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Acosh", "Inverse hyperbolic cosine elementwise; NaN below 1.",
+                        TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Atanh", "Inverse hyperbolic tangent elementwise; NaN outside [-1, 1].",
+                        TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Erf", "The error function elementwise.",
+                        TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Erfc", "1 - erf(x) elementwise, without the cancellation for large x.",
+                        TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Lgamma", "log|Gamma(x)| elementwise (inf at the poles 0, -1, -2, ...).",
+                        TW_FLOAT_TYPES);
 TW_REGISTER_FLOAT_UNARY("Digamma",
-                        "d/dx log Gamma(x) elementwise (NaN at the poles 0, -1, -2, ...).");
-TW_REGISTER_FLOAT_UNARY("Rint", "x rounded to the nearest integer, halves to even.");
+                        "d/dx log Gamma(x) elementwise (NaN at the poles 0, -1, -2, ...).",
+                        TW_FLOAT_TYPES);
+TW_REGISTER_FLOAT_UNARY("Rint", "x rounded to the nearest integer, halves to even.",
+                        TW_FLOAT_TYPES);
 
 #undef TW_REGISTER_FLOAT_UNARY
 

@@ -173,7 +173,7 @@ REGISTER_OP("ReluGrad")
     .Input("gradients: T")
     .Input("features: T")
     .Output("backprops: T")
-    .Attr("T: {" TW_NUMBER_TYPES "}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(ActivationGradShape)
     .Doc("gradients where features > 0, else 0.");
 
@@ -188,7 +188,7 @@ REGISTER_OP("Relu6Grad")
     .Input("gradients: T")
     .Input("features: T")
     .Output("backprops: T")
-    .Attr("T: {" TW_NUMBER_TYPES "}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(ActivationGradShape)
     .Doc("gradients where 0 < features < 6, else 0.");
 
@@ -203,14 +203,14 @@ REGISTER_OP("EluGrad")
     .Input("gradients: T")
     .Input("outputs: T")
     .Output("backprops: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(ActivationGradShape)
     .Doc("gradients if outputs > 0, else gradients * (outputs + 1).");
 
 REGISTER_OP("Selu")
     .Input("features: T")
     .Output("activations: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("scale * features if > 0, else scale * alpha * (exp(features) - 1).");
 
@@ -218,7 +218,7 @@ REGISTER_OP("SeluGrad")
     .Input("gradients: T")
     .Input("outputs: T")
     .Output("backprops: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(ActivationGradShape)
     .Doc("gradients * scale if outputs > 0, else gradients * (outputs + scale * alpha).");
 
@@ -233,7 +233,7 @@ REGISTER_OP("SoftplusGrad")
     .Input("gradients: T")
     .Input("features: T")
     .Output("backprops: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(ActivationGradShape)
     .Doc("gradients * sigmoid(features).");
 
@@ -241,7 +241,7 @@ REGISTER_OP("LeakyRelu")
     .Input("features: T")
     .Output("activations: T")
     .Attr("alpha: float = 0.2")
-    .Attr("T: {" TW_FLOAT_TYPES "} = DT_FLOAT")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "} = DT_FLOAT")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("features if > 0, else alpha * features.");
 
@@ -250,14 +250,14 @@ REGISTER_OP("LeakyReluGrad")
     .Input("features: T")
     .Output("backprops: T")
     .Attr("alpha: float = 0.2")
-    .Attr("T: {" TW_FLOAT_TYPES "} = DT_FLOAT")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "} = DT_FLOAT")
     .SetShapeFn(ActivationGradShape)
     .Doc("gradients if features > 0, else alpha * gradients.");
 
 REGISTER_OP("LogSoftmax")
     .Input("logits: T")
     .Output("logsoftmax: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(SoftmaxShape)
     .Doc("logits - log(sum(exp(logits))) along the last dimension.");
 
@@ -266,7 +266,7 @@ REGISTER_OP("SoftmaxCrossEntropyWithLogits")
     .Input("labels: T")
     .Output("loss: T")
     .Output("backprop: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .SetShapeFn(SoftmaxCrossEntropyShape)
     .Doc(
         "Per-row cross entropy of softmax(features) against label distributions, and its "
@@ -277,7 +277,7 @@ REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits")
     .Input("labels: Tlabels")
     .Output("loss: T")
     .Output("backprop: T")
-    .Attr("T: {" TW_FLOAT_TYPES "}")
+    .Attr("T: {" TW_FLOAT_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("Tlabels: {int32, int64} = DT_INT64")
     .SetShapeFn(SparseSoftmaxCrossEntropyShape)
     .Doc(
@@ -294,7 +294,7 @@ REGISTER_OP("L2Loss")
 REGISTER_OP("BiasAddGrad")
     .Input("out_backprop: T")
     .Output("output: T")
-    .Attr("T: {" TW_NUMBER_TYPES "}")
+    .Attr("T: {" TW_NUMBER_TYPES ", " TW_HALF_FLOAT_TYPES "}")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .SetShapeFn(BiasAddGradShape)
     .Doc("Sums out_backprop over every dimension but the channel one.");
