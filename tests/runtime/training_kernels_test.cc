@@ -388,7 +388,7 @@ TEST_F(TrainingKernelTest, IntegerTypesAreNotInTheOpDef) {
   KernelRunner runner(NodeBuilder("ApplyGradientDescent").Attr("T", DT_INT32).Build(),
                       device_.get());
   ExpectError(runner.construction_status(), Code::INVALID_ARGUMENT,
-              "is int32, not in the allowed list [float, double]");
+              "is int32, not in the allowed list [float, double, half, bfloat16]");
 }
 
 // --- Shape functions ----------------------------------------------------------------
