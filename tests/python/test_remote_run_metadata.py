@@ -81,9 +81,9 @@ def test_full_trace_reports_both_tasks_each_node_once(cluster, use_rpc):
         for node in device.node_stats:
             assert node.all_start_micros > 0
             assert node.all_end_rel_micros >= 0
-    (b_output,) = [
+    (b_output,) = next(
         n for d in metadata.step_stats.dev_stats for n in d.node_stats if n.node_name == "b"
-    ][0].output
+    ).output
     assert [d.size for d in b_output.tensor_description.shape.dim] == [2, 4]
 
     assert len(metadata.partition_graphs) == 2
