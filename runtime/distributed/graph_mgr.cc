@@ -162,6 +162,7 @@ Status GraphMgr::Build(const GraphDef& graph_def, RegisteredGraph* registered) c
     std::unique_ptr<Executor> executor;
     TW_RETURN_IF_ERROR(NewLocalExecutor(params, *partition.second, &executor));
     registered->executors_.push_back(std::move(executor));
+    partition.second->ToGraphDef(&registered->partition_graphs_.emplace_back());
   }
   return Status::OK();
 }

@@ -45,12 +45,16 @@ class RegisteredGraph {
   // (what it may ask to receive).
   const std::map<std::string, DataType>& feed_keys() const { return feed_keys_; }
   const std::set<std::string>& fetch_keys() const { return fetch_keys_; }
+  // The graph each device runs, in device name order (what RunGraph returns
+  // when exec_opts.record_partition_graphs is set).
+  const std::vector<GraphDef>& partition_graphs() const { return partition_graphs_; }
 
   // Runs one step on every device's executor, each started through
   // `runner` except, with `run_last_inline`, the last, which starts on the
   // calling thread (for a caller that would only block waiting: a hop to
   // the pool and back costs a thread wake-up each way). `done` runs once,
-  // after all of them finished, with the first error.
+  // after all of them finished, with the first error. With
+  // args.stats_collector set every device's kernels are recorded there.
   void RunAsync(const Executor::Args& args, const Executor::Runner& runner, bool run_last_inline,
                 Executor::DoneCallback done) const;
 
@@ -64,6 +68,7 @@ class RegisteredGraph {
   std::vector<std::unique_ptr<Executor>> executors_;
   std::map<std::string, DataType> feed_keys_;
   std::set<std::string> fetch_keys_;
+  std::vector<GraphDef> partition_graphs_;
 };
 
 class GraphMgr {

@@ -204,6 +204,14 @@ Status GrpcSession::Run(const RunOptions& options,
                         const std::vector<std::string>& output_names,
                         const std::vector<std::string>& target_nodes,
                         std::vector<Tensor>* outputs) {
+  return Run(options, inputs, output_names, target_nodes, outputs, /*run_metadata=*/nullptr);
+}
+
+Status GrpcSession::Run(const RunOptions& options,
+                        const std::vector<std::pair<std::string, Tensor>>& inputs,
+                        const std::vector<std::string>& output_names,
+                        const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs,
+                        RunMetadata* run_metadata) {
   RunStepRequest request;
   TW_RETURN_IF_ERROR(GetHandle(request.mutable_session_handle()));
   const int64_t timeout_ms = StepTimeout(options.timeout_in_ms());
@@ -245,6 +253,7 @@ Status GrpcSession::Run(const RunOptions& options,
     if (first != i) results[i] = results[first];
   }
   *outputs = std::move(results);
+  if (run_metadata != nullptr) run_metadata->Swap(response.mutable_metadata());
   runs_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
 }
@@ -269,6 +278,11 @@ Status GrpcSession::MakeCallable(const CallableOptions& options, CallableHandle*
 
 Status GrpcSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                                 std::vector<Tensor>* fetches) {
+  return RunCallable(handle, feeds, fetches, /*run_metadata=*/nullptr);
+}
+
+Status GrpcSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                                std::vector<Tensor>* fetches, RunMetadata* run_metadata) {
   fetches->clear();
   RunCallableRequest request;
   TW_RETURN_IF_ERROR(GetHandle(request.mutable_session_handle()));
@@ -294,6 +308,7 @@ Status GrpcSession::RunCallable(CallableHandle handle, const std::vector<Tensor>
                             callable.num_fetches, " fetches");
   }
   *fetches = std::move(results);
+  if (run_metadata != nullptr) run_metadata->Swap(response.mutable_metadata());
   runs_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
 }

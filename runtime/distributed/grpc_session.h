@@ -21,7 +21,9 @@
 //   order.
 // - Run: RunStep with the feeds as NamedTensorProto, the fetches (each name
 //   once) and targets, errors in the response body; the returned tensors are
-//   put back in fetch order. MakeCallable, RunCallable and ReleaseCallable
+//   put back in fetch order. The master's RunStepResponse.metadata (step
+//   stats of every task, partition graphs, as RunOptions asked) replaces
+//   the caller's RunMetadata, as in TensorFlow. MakeCallable, RunCallable and ReleaseCallable
 //   use the master's callable RPCs; ListDevices the ListDevices RPC.
 // - Timeouts: RunOptions.timeout_in_ms (for a callable, its run_options'),
 //   else config.operation_timeout_in_ms, is sent to the master and also
@@ -73,9 +75,15 @@ class GrpcSession : public Session {
   Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& inputs,
              const std::vector<std::string>& output_names,
              const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs) override;
+  Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_names,
+             const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs,
+             RunMetadata* run_metadata) override;
   Status MakeCallable(const CallableOptions& options, CallableHandle* handle) override;
   Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                      std::vector<Tensor>* fetches) override;
+  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                     std::vector<Tensor>* fetches, RunMetadata* run_metadata) override;
   Status ReleaseCallable(CallableHandle handle) override;
   Status ListDevices(std::vector<DeviceAttributes>* devices) override;
   Status Close() override;

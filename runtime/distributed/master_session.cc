@@ -272,7 +272,8 @@ Status MasterSession::Run(const RunStepRequest& request, const NamedTensors& fee
                                  ? request.options().timeout_in_ms()
                                  : operation_timeout_ms_;
   std::vector<Tensor> values_fetched;
-  TW_RETURN_IF_ERROR(RunStepOf(*entry, values, timeout_ms, &values_fetched));
+  TW_RETURN_IF_ERROR(RunStepOf(*entry, values, timeout_ms, request.options(),
+                               response->mutable_metadata(), &values_fetched));
   fetched->clear();
   fetched->reserve(values_fetched.size());
   for (size_t i = 0; i < values_fetched.size(); ++i) {
@@ -282,7 +283,8 @@ Status MasterSession::Run(const RunStepRequest& request, const NamedTensors& fee
 }
 
 Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const Tensor*>& feeds,
-                                int64_t timeout_ms, std::vector<Tensor>* fetched) {
+                                int64_t timeout_ms, const RunOptions& run_options,
+                                RunMetadata* metadata, std::vector<Tensor>* fetched) {
   const ClientGraph& graph = *entry.graph;
   if (timeout_ms > kLongestTimeoutMs) timeout_ms = 0;
   Step step(graph.partitions.size());
@@ -294,6 +296,17 @@ Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const
     call.set_graph_handle(graph.partitions[p].graph_handle);
     call.set_step_id(step_id);
     if (timeout_ms > 0) step.calls[p].options.SetTimeout(timeout_ms);
+  }
+  // Only a traced step touches exec_opts: an untraced one asks no worker to
+  // record anything.
+  const bool record_timeline = run_options.trace_level() >= RunOptions::SOFTWARE_TRACE;
+  const bool record_partition_graphs = run_options.output_partition_graphs();
+  if (record_timeline || record_partition_graphs) {
+    for (Step::Call& call : step.calls) {
+      ExecutorOpts* exec_opts = call.input.request.mutable_exec_opts();
+      exec_opts->set_record_timeline(record_timeline);
+      exec_opts->set_record_partition_graphs(record_partition_graphs);
+    }
   }
   // Check each fed value as DirectSession does, so a bad feed fails here
   // with the same message instead of deep inside a worker.
@@ -393,7 +406,21 @@ Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const
     }
     fetched->push_back(*it->second);  // shares the buffer
   }
+  if (record_timeline || record_partition_graphs) CollectMetadata(&step, metadata);
   return Status::OK();
+}
+
+void MasterSession::CollectMetadata(Step* step, RunMetadata* metadata) {
+  // Each worker reported its own devices; the step's stats are all of them.
+  for (Step::Call& call : step->calls) {
+    RunGraphResponse& response = call.output.response;
+    for (DeviceStepStats& device : *response.mutable_step_stats()->mutable_dev_stats()) {
+      metadata->mutable_step_stats()->add_dev_stats()->Swap(&device);
+    }
+    for (GraphDef& partition : *response.mutable_partition_graph()) {
+      metadata->add_partition_graphs()->Swap(&partition);
+    }
+  }
 }
 
 void MasterSession::CleanupStep(const ClientGraph& graph, int64_t step_id) {
@@ -493,7 +520,8 @@ Status MasterSession::RunCallable(const RunCallableRequest& request,
   const int64_t timeout_ms = callable->run_options.timeout_in_ms() > 0
                                  ? callable->run_options.timeout_in_ms()
                                  : operation_timeout_ms_;
-  return RunStepOf(entry, values, timeout_ms, fetched);
+  return RunStepOf(entry, values, timeout_ms, callable->run_options, response->mutable_metadata(),
+                   fetched);
 }
 
 Status MasterSession::ReleaseCallable(const ReleaseCallableRequest& request) {

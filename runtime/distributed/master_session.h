@@ -29,6 +29,11 @@
 // ends with CleanupGraph(step_id) on every worker it ran on, sent without
 // waiting for the answer (Close waits for those still out).
 //
+// RunOptions.trace_level SOFTWARE_TRACE or above asks every partition's
+// worker for its step stats (ExecutorOpts.record_timeline), and
+// output_partition_graphs for the graphs its devices ran; the response's
+// metadata gets them all. An untraced step asks for and copies nothing.
+//
 // Thread-safe: steps run concurrently; Close cancels running steps.
 #ifndef TENSORWEAVE_DISTRIBUTED_MASTER_SESSION_H_
 #define TENSORWEAVE_DISTRIBUTED_MASTER_SESSION_H_
@@ -133,8 +138,15 @@ class MasterSession {
   Status EnsureWorkerSession(const std::string& task, WorkerInterface* worker);
   // Runs one step of `entry` with the fed values (in the entry's spelling
   // order); fetched values come back in the spelling's fetch order.
+  // `metadata` gets what `run_options` asks for (step stats of every
+  // partition's devices, the partition graphs), nothing when it asks for
+  // nothing.
   Status RunStepOf(const CacheEntry& entry, const std::vector<const Tensor*>& feeds,
-                   int64_t timeout_ms, std::vector<Tensor>* fetched);
+                   int64_t timeout_ms, const RunOptions& run_options, RunMetadata* metadata,
+                   std::vector<Tensor>* fetched);
+  // Moves the step stats and partition graphs every partition returned
+  // into `metadata`.
+  static void CollectMetadata(Step* step, RunMetadata* metadata);
   void CleanupStep(const ClientGraph& graph, int64_t step_id);
   bool RegisterStep(Step* step);
   void UnregisterStep(Step* step);

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "runtime/common_runtime/local_devices.h"
+#include "runtime/common_runtime/step_stats_collector.h"
 #include "runtime/common_runtime/thread_pools.h"
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/str_util.h"
@@ -27,6 +28,8 @@ struct Worker::Step {
   std::shared_ptr<RemoteRendezvous> rendezvous;
   CancellationManager cancellation;
   std::atomic<bool> cancelled{false};
+  // Set for a traced step only (exec_opts.record_timeline or record_costs).
+  std::unique_ptr<StepStatsCollector> stats;
 };
 
 namespace {
@@ -346,11 +349,25 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
     args.deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(call->GetTimeout());
   }
+  // As TensorFlow's worker: a cost model needs the step stats too.
+  if (request.exec_opts().record_timeline() || request.exec_opts().record_costs()) {
+    step->stats = std::make_unique<StepStatsCollector>();
+    args.stats_collector = step->stats.get();
+  }
+  const bool record_partition_graphs = request.exec_opts().record_partition_graphs();
   std::vector<std::string> recv_keys(request.recv_key().begin(), request.recv_key().end());
   graph.RunAsync(args, runner_, /*run_last_inline=*/input.caller_waits,
-                 [call, step, output, recv_keys = std::move(recv_keys),
+                 [call, step, output, recv_keys = std::move(recv_keys), record_partition_graphs,
                   done = std::move(*done)](const Status& run_status) {
                    if (call != nullptr) call->ClearCancelCallback();
+                   if (step->stats != nullptr) {
+                     step->stats->Finalize(output->response.mutable_step_stats());
+                   }
+                   if (record_partition_graphs) {
+                     for (const GraphDef& partition : step->graph->partition_graphs()) {
+                       *output->response.add_partition_graph() = partition;
+                     }
+                   }
                    Status status = run_status;
                    if (!status.ok()) {
                      // Peers waiting for this step's values wake with the error.
