@@ -300,9 +300,11 @@ def test_an_update_of_an_uninitialized_variable_fails_cleanly():
         update = tf.train.GradientDescentOptimizer(0.5).apply_gradients(
             [(tf.constant([1.0, 2.0], tf.float16), var)]
         )
-        with tf.Session() as sess:
-            with pytest.raises(tf.errors.FailedPreconditionError, match="never_initialized"):
-                sess.run(update)
+        with (
+            tf.Session() as sess,
+            pytest.raises(tf.errors.FailedPreconditionError, match="never_initialized"),
+        ):
+            sess.run(update)
 
 
 def test_an_update_naming_one_variable_twice_is_refused():
