@@ -85,12 +85,15 @@ class Partitioner {
     if (device.empty()) {
       return errors::Internal("Node '", node->name(), "' was not placed before partitioning");
     }
-    NodeDef def = node->def();
-    def.clear_input();
-    def.set_device(device);
     Graph* partition = PartitionFor(LocationOf(*node));
     partition_of_[node->id()] = partition;
-    return AddPlacedNode(partition, def, device, &copies_[node->id()]);
+    // A node's def holds no inputs (edges carry them), so it is added as is
+    // and its copy then asks for the device it was placed on: one NodeDef
+    // copy per node instead of two.
+    Node*& copy = copies_[node->id()];
+    TW_RETURN_IF_ERROR(AddPlacedNode(partition, node->def(), device, &copy));
+    copy->set_requested_device(device);
+    return Status::OK();
   }
 
   Status CopyEdge(const Edge* edge) {
