@@ -43,7 +43,8 @@ class Partitioner {
       : options_(options),
         graph_(graph),
         partitions_(partitions),
-        copies_(graph.num_node_ids(), nullptr) {}
+        copies_(graph.num_node_ids(), nullptr),
+        partition_of_(graph.num_node_ids(), nullptr) {}
 
   Status Run() {
     partitions_->clear();
@@ -84,19 +85,24 @@ class Partitioner {
     if (device.empty()) {
       return errors::Internal("Node '", node->name(), "' was not placed before partitioning");
     }
-    NodeDef def = node->def();
-    def.clear_input();
-    def.set_device(device);
-    return AddPlacedNode(PartitionFor(LocationOf(*node)), def, device, &copies_[node->id()]);
+    Graph* partition = PartitionFor(LocationOf(*node));
+    partition_of_[node->id()] = partition;
+    // A node's def holds no inputs (edges carry them), so it is added as is
+    // and its copy then asks for the device it was placed on: one NodeDef
+    // copy per node instead of two.
+    Node*& copy = copies_[node->id()];
+    TW_RETURN_IF_ERROR(AddPlacedNode(partition, node->def(), device, &copy));
+    copy->set_requested_device(device);
+    return Status::OK();
   }
 
   Status CopyEdge(const Edge* edge) {
     const Node* src = edge->src();
     const Node* dst = edge->dst();
-    const std::string src_location = LocationOf(*src);
-    const std::string dst_location = LocationOf(*dst);
-    Graph* dst_partition = PartitionFor(dst_location);
-    if (src_location == dst_location) {
+    // One partition per location, so equal partitions mean equal locations
+    // (without building two location strings per edge).
+    Graph* dst_partition = partition_of_[dst->id()];
+    if (partition_of_[src->id()] == dst_partition) {
       if (edge->IsControlEdge()) {
         dst_partition->AddControlEdge(copies_[src->id()], copies_[dst->id()]);
         return Status::OK();
@@ -323,7 +329,8 @@ class Partitioner {
   const PartitionOptions& options_;
   const Graph& graph_;
   std::map<std::string, std::unique_ptr<Graph>>* partitions_;
-  std::vector<Node*> copies_;  // by id in graph_: the node's copy in its partition
+  std::vector<Node*> copies_;         // by id in graph_: the node's copy in its partition
+  std::vector<Graph*> partition_of_;  // by id in graph_: the partition holding the copy
   std::map<std::tuple<int, int, std::string>, Node*> recvs_;
   // Loop frames (empty without loops), each frame's predicate (a LoopCond,
   // or the predicate of a control loop already in `graph_`) and its Enters'

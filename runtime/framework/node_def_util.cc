@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 
 namespace tensorweave {
 namespace {
@@ -186,7 +187,9 @@ Status ValidateAttrValue(const NodeDef& node, const AttrDef& def, const AttrValu
                                    node.op(), ") ", why...);
   };
   const bool is_list = def.type.rfind("list(", 0) == 0;
-  const std::string element = is_list ? def.type.substr(5, def.type.size() - 6) : def.type;
+  // A view, not a copy: this runs for every attr of every node a graph adds.
+  const std::string_view element =
+      is_list ? std::string_view(def.type).substr(5, def.type.size() - 6) : def.type;
 
   if (is_list) {
     if (value.value_case() != AttrValue::kList && value.value_case() != AttrValue::VALUE_NOT_SET) {

@@ -1,6 +1,7 @@
 #include "runtime/graph/control_flow.h"
 
 #include <deque>
+#include <string_view>
 #include <unordered_map>
 
 #include "runtime/framework/node_def_util.h"
@@ -9,8 +10,10 @@
 namespace tensorweave {
 namespace {
 
-bool TypeIs(const Node* node, const char* plain, const char* ref) {
-  const std::string& type = node->type_string();
+// Views compare lengths first, so the usual non-control-flow op costs a
+// size check, not a strcmp (these run for every node of every graph built).
+bool TypeIs(const Node* node, std::string_view plain, std::string_view ref) {
+  const std::string_view type = node->type_string();
   return type == plain || type == ref;
 }
 
@@ -28,10 +31,13 @@ bool IsExitOp(const Node* node) { return TypeIs(node, "Exit", "RefExit"); }
 bool IsNextIterationOp(const Node* node) {
   return TypeIs(node, "NextIteration", "RefNextIteration");
 }
-bool IsControlTriggerOp(const Node* node) { return node->type_string() == "ControlTrigger"; }
+bool IsControlTriggerOp(const Node* node) {
+  return std::string_view(node->type_string()) == "ControlTrigger";
+}
 bool IsControlFlowOp(const Node* node) {
   return IsSwitchOp(node) || IsMergeOp(node) || IsEnterOp(node) || IsExitOp(node) ||
-         IsNextIterationOp(node) || IsControlTriggerOp(node) || node->type_string() == "LoopCond";
+         IsNextIterationOp(node) || IsControlTriggerOp(node) ||
+         std::string_view(node->type_string()) == "LoopCond";
 }
 
 Status BuildControlFlowInfo(const Graph& graph, ControlFlowInfo* info) {

@@ -101,13 +101,21 @@ Node* Graph::AllocateNode() {
 Status Graph::AddNode(const NodeDef& node_def, Node** node) {
   if (node != nullptr) *node = nullptr;
   TW_RETURN_IF_ERROR(ValidateNodeName(node_def.name()));
-  if (names_.count(node_def.name())) {
+  // The name's entry is claimed now and filled once the node exists (or
+  // given back on error): one hash lookup per node instead of two, which
+  // shows in graphs of thousands of nodes copied once per signature.
+  const auto claimed = names_.try_emplace(node_def.name(), nullptr);
+  if (!claimed.second) {
     return errors::AlreadyExists("Node '", node_def.name(), "' already exists in the graph");
   }
+  const auto give_back = [&](Status status) {
+    names_.erase(claimed.first);
+    return status;
+  };
   const OpDef* op_def = registry_->LookUp(node_def.op());
   if (op_def == nullptr) {
-    return errors::NotFound("Node '", node_def.name(), "' has op '", node_def.op(),
-                            "', which is not registered");
+    return give_back(errors::NotFound("Node '", node_def.name(), "' has op '", node_def.op(),
+                                      "', which is not registered"));
   }
 
   NodeDef def = node_def;
@@ -123,8 +131,9 @@ Status Graph::AddNode(const NodeDef& node_def, Node** node) {
   if (types.ok()) {
     for (size_t i = 0; i < input_types.size(); ++i) def.add_input("_");
   }
-  TW_RETURN_IF_ERROR(ValidateNodeDef(def, *op_def));
-  TW_RETURN_IF_ERROR(types);
+  Status valid = ValidateNodeDef(def, *op_def);
+  if (valid.ok()) valid = types;
+  if (!valid.ok()) return give_back(std::move(valid));
   def.clear_input();
 
   Node* added = AllocateNode();
@@ -133,7 +142,7 @@ Status Graph::AddNode(const NodeDef& node_def, Node** node) {
   added->input_types_ = std::move(input_types);
   added->output_types_ = std::move(output_types);
   added->data_inputs_.assign(added->input_types_.size(), nullptr);
-  names_[added->name()] = added;
+  claimed.first->second = added;
   HookUp(added);
   if (node != nullptr) *node = added;
   return Status::OK();

@@ -483,9 +483,15 @@ Status ImportGraphDef(const ImportGraphDefOptions& options, const GraphDef& grap
     if (!status.ok()) return internal(status);
   }
   for (int i = 0; i < n; ++i) {
-    NodeDef def = *pending[i].def;
-    def.set_name(pending[i].name);
-    const Status status = graph->AddNode(def, &added[i]);
+    // AddNode copies the NodeDef anyway; a renamed copy only with a prefix.
+    Status status;
+    if (prefix.empty()) {
+      status = graph->AddNode(*pending[i].def, &added[i]);
+    } else {
+      NodeDef def = *pending[i].def;
+      def.set_name(pending[i].name);
+      status = graph->AddNode(def, &added[i]);
+    }
     if (!status.ok()) return internal(status);
   }
   for (int i = 0; i < n; ++i) {

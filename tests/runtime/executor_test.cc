@@ -285,6 +285,34 @@ TEST(PlacerTest, ParsesTheUsualSpellings) {
   EXPECT_FALSE(merged.MergeFrom(full));
 }
 
+TEST(PartitionTest, CopiesAskForThePlacedDeviceAndTheSourceKeepsItsRequest) {
+  // Kernels read the device from their NodeDef: a partition's copy of a
+  // node asks for the device it was placed on, while the graph partitioned
+  // keeps what the user requested.
+  GraphDef graph_def;
+  AddScalar(&graph_def, "x", 1.0f);
+  AddAffine(&graph_def, "a", "x", 2.0f, 0.0f);
+  graph_def.mutable_node(1)->set_device("/device:CPU:1");
+  Graph graph(OpRegistry::Global());
+  SESSION_ASSERT_OK(ConvertGraphDefToGraph(graph_def, &graph));
+  for (Node* node : graph.op_nodes()) {
+    node->set_assigned_device_name(node->name() == "x" ? kCpu0 : kCpu1);
+  }
+  std::map<std::string, std::unique_ptr<Graph>> partitions;
+  SESSION_ASSERT_OK(PartitionGraph(PartitionOptions(), graph, &partitions));
+  ASSERT_EQ(partitions.size(), 2u);
+  Node* x = partitions[kCpu0]->FindNode("x");
+  Node* a = partitions[kCpu1]->FindNode("a");
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(x->def().device(), kCpu0);
+  EXPECT_EQ(x->assigned_device_name(), kCpu0);
+  EXPECT_EQ(a->def().device(), kCpu1);
+  EXPECT_EQ(a->def().input_size(), 0);
+  EXPECT_EQ(graph.FindNode("x")->requested_device(), "");
+  EXPECT_EQ(graph.FindNode("a")->requested_device(), "/device:CPU:1");
+}
+
 TEST(PartitionTest, OnePairPerTensorAndDestination) {
   GraphDef graph_def;
   AddScalar(&graph_def, "x", 1.0f);

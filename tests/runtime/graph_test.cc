@@ -125,6 +125,23 @@ TEST(GraphBasics, AddNodeRejectsBadNodesNamingThem) {
   EXPECT_EQ(graph.num_op_nodes(), 1);
 }
 
+TEST(GraphBasics, RejectedNodeLeavesItsNameFree) {
+  // AddNode claims the name before checking the op and attrs; a node it
+  // rejects must not keep the name taken (or findable).
+  Graph graph(OpRegistry::Global());
+  EXPECT_EQ(graph.AddNode(MakeNodeDef("x", "GraphTestNoSuchOp"), nullptr).code(), Code::NOT_FOUND);
+  EXPECT_EQ(graph.FindNode("x"), nullptr);
+  EXPECT_EQ(graph.AddNode(MakeNodeDef("x", "GraphTestAdd"), nullptr).code(), Code::INVALID_ARGUMENT)
+      << "missing attr T";
+  EXPECT_EQ(graph.FindNode("x"), nullptr);
+  Node* x = MustAdd(&graph, MakeNodeDef("x", "GraphTestConst"));
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(graph.FindNode("x"), x);
+  EXPECT_EQ(graph.AddNode(MakeNodeDef("x", "GraphTestConst"), nullptr).code(),
+            Code::ALREADY_EXISTS);
+  EXPECT_EQ(graph.FindNode("x"), x) << "a duplicate leaves the first node's entry";
+}
+
 TEST(GraphBasics, AddEdgeChecksSlotsAndTypes) {
   Graph graph(OpRegistry::Global());
   Node* f = MustAdd(&graph, MakeNodeDef("f", "GraphTestConst"));
