@@ -1263,6 +1263,46 @@ TF_CAPI_EXPORT extern void TF_DeleteFunction(TF_Function* func);
  * with TF_DeleteBuffer. Returns NULL only when out of memory. */
 TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllOpList(void);
 
+/* ---- ApiDefs: how ops are presented to client languages ----
+ * An ApiDefMap holds, for every op of an OpList, TensorFlow's ApiDef message
+ * (runtime/proto/api_def.proto, field for field): its endpoints, argument
+ * names and order, attr defaults and docs, first as the OpDefs say and then
+ * as ApiDefs text merged in with TF_ApiDefMapPut overrides them, as
+ * TensorFlow's op generators use it:
+ *
+ *   TF_Buffer* ops = TF_GetAllOpList();
+ *   TF_ApiDefMap* map = TF_NewApiDefMap(ops, status);
+ *   TF_ApiDefMapPut(map, text, strlen(text), status);
+ *   TF_Buffer* api_def = TF_ApiDefMapGet(map, "AddV2", 5, status);
+ *   ... parse api_def as an ApiDef; TF_DeleteBuffer(api_def) ...
+ *   TF_DeleteApiDefMap(map); TF_DeleteBuffer(ops); */
+typedef struct TF_ApiDefMap TF_ApiDefMap;
+
+/* A map of the ops in `op_list_buffer`, a serialized OpList (the buffer is
+ * not kept). Free it with TF_DeleteApiDefMap. NULL with TF_INVALID_ARGUMENT
+ * ("Unparseable OpList") when the buffer does not parse. */
+TF_CAPI_EXPORT extern TF_ApiDefMap* TF_NewApiDefMap(TF_Buffer* op_list_buffer, TF_Status* status);
+
+/* Frees the map; NULL is a no-op. */
+TF_CAPI_EXPORT extern void TF_DeleteApiDefMap(TF_ApiDefMap* apimap);
+
+/* Merges a text-format ApiDefs message (TensorFlow's "<<END ... END"
+ * multi-line strings allowed) into the map: fields it sets replace the
+ * ops' current ones; ops the map lacks are skipped. TF_FAILED_PRECONDITION
+ * after TF_ApiDefMapGet was called, or for an override naming an argument
+ * or attr the op lacks, as in TensorFlow; TF_INVALID_ARGUMENT for text that
+ * does not parse (TensorFlow ignores such text). */
+TF_CAPI_EXPORT extern void TF_ApiDefMapPut(TF_ApiDefMap* api_def_map, const char* text,
+                                           size_t text_len, TF_Status* status);
+
+/* The serialized ApiDef of op `name` (`name_len` bytes), in a new buffer the
+ * caller frees with TF_DeleteBuffer. The first call renames backticked
+ * argument and attr names in the docs to their new names; no TF_ApiDefMapPut
+ * is allowed after it. NULL with TF_NOT_FOUND for an op the map lacks
+ * (TensorFlow returns NULL with its status untouched). */
+TF_CAPI_EXPORT extern TF_Buffer* TF_ApiDefMapGet(TF_ApiDefMap* api_def_map, const char* name,
+                                                 size_t name_len, TF_Status* status);
+
 /* ---- Op libraries, kernels, log listeners, filesystem plugins ---- */
 
 /* A shared library of ops loaded by TF_LoadLibrary. */

@@ -110,6 +110,7 @@ def proto_classes(repo, workdir):
         "AssetFileDef",
         "VersionDef",
         "KernelList",
+        "ApiDef",
     ]
     found = {n: classes[f"tensorweave.{n}"] for n in names}
     # The OpDef messages live in package tensorweave.proto.

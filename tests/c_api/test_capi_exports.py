@@ -38,11 +38,6 @@ NOT_YET_EXPORTED = {
     "TF_SetHandleShapeAndType",
     "TF_AddWhileInputHack",
     "TF_SetRequireShapeInferenceFns",
-    # ApiDef maps need TensorFlow's api_def protos and their text format.
-    "TF_NewApiDefMap",
-    "TF_DeleteApiDefMap",
-    "TF_ApiDefMapPut",
-    "TF_ApiDefMapGet",
     # DeviceAttributes (runtime/common_runtime/session.h) has no incarnation.
     "TF_DeviceListIncarnation",
 }
