@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <vector>
 
 #include "runtime/framework/str_util.h"
+#include "runtime/framework/tensor_summary.h"
 
 namespace tensorweave {
 namespace {
@@ -127,38 +127,8 @@ void RenameInDocs(const std::string& name, const std::string& new_name, ApiDef* 
   ReplaceAll(from, to, api_def->mutable_description());
 }
 
-// `text` as a text-format string literal.
-std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\'':
-        out += "\\'";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      default:
-        if (c < 0x20 || c >= 0x7f) {
-          char octal[5];
-          std::snprintf(octal, sizeof(octal), "\\%03o", c);
-          out += octal;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
+// `text` as a text-format string literal (UTF-8 kept, other bytes escaped).
+std::string Quoted(const std::string& text) { return StrCat("\"", Utf8SafeCEscape(text), "\""); }
 
 bool IsIdentifier(const std::string& word) {
   if (word.empty()) return false;

@@ -60,7 +60,7 @@ def test_TF_NewApiDefMap_refuses_a_buffer_that_is_no_oplist(api, lib, status):
 
 
 def test_TF_ApiDefMapPut_merges_overrides_and_renames_in_docs(api, lib, api_def_map, status):
-    text = """
+    text = r"""
 op {
   graph_op_name: "AddV2"
   visibility: HIDDEN
@@ -71,8 +71,8 @@ op {
   arg_order: "x"
   summary: "Adds `x` and `y`."
   description: <<END
-Element-wise, with broadcasting;
-`x` and `y` have one type.
+Element-wise, with "broadcasting";
+`x` and `y` have one type \ kind.
 END
   description_suffix: "See also `AddN`."
 }
@@ -90,7 +90,8 @@ op { graph_op_name: "NoSuchOpAnywhere" summary: "skipped" }
     assert api_def.in_arg[0].description == "The `left` operand."
     assert api_def.summary == "Adds `left` and `y`."
     assert api_def.description == (
-        "Element-wise, with broadcasting;\n`left` and `y` have one type.\nSee also `AddN`."
+        'Element-wise, with "broadcasting";\n`left` and `y` have one type \\ kind.\n'
+        "See also `AddN`."
     )
 
 
