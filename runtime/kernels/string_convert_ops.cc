@@ -16,26 +16,6 @@
 namespace tensorweave {
 namespace {
 
-bool IsIntegerType(DataType dtype) {
-  switch (dtype) {
-    case DT_INT8:
-    case DT_INT16:
-    case DT_INT32:
-    case DT_INT64:
-    case DT_UINT8:
-    case DT_UINT16:
-    case DT_UINT32:
-    case DT_UINT64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsFloatingType(DataType dtype) {
-  return dtype == DT_FLOAT || dtype == DT_DOUBLE || dtype == DT_HALF || dtype == DT_BFLOAT16;
-}
-
 class AsStringOp : public OpKernel {
  public:
   explicit AsStringOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -53,7 +33,7 @@ class AsStringOp : public OpKernel {
                 errors::InvalidArgument("Cannot select both scientific and shortest notation"));
     OP_REQUIRES(c, fill.size() <= 1,
                 errors::InvalidArgument("Fill string must be one or fewer characters"));
-    OP_REQUIRES(c, !(IsIntegerType(dtype_) && precision > -1),
+    OP_REQUIRES(c, !(DataTypeIsInteger(dtype_) && precision > -1),
                 errors::InvalidArgument("precision not supported for datatype ", type_name));
     OP_REQUIRES(c, !(dtype_ == DT_STRING && (precision > -1 || scientific || shortest)),
                 errors::InvalidArgument("Cannot select precision, scientific or shortest "
@@ -67,7 +47,7 @@ class AsStringOp : public OpKernel {
     }
     if (width > -1) format_ += std::to_string(width);
     if (precision > -1) format_ += "." + std::to_string(precision);
-    if (IsFloatingType(dtype_)) {
+    if (DataTypeIsFloating(dtype_)) {
       format_ += shortest ? "g" : scientific ? "e" : "f";
     } else if (dtype_ == DT_UINT8 || dtype_ == DT_UINT16 || dtype_ == DT_UINT32) {
       format_ += "u";
@@ -75,7 +55,7 @@ class AsStringOp : public OpKernel {
       format_ += "llu";
     } else if (dtype_ == DT_INT64) {
       format_ += "lld";
-    } else if (IsIntegerType(dtype_)) {
+    } else if (DataTypeIsInteger(dtype_)) {
       format_ += "d";
     } else if (dtype_ == DT_STRING) {
       format_ += "s";

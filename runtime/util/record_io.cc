@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "runtime/framework/str_util.h"
+#include "runtime/util/checkpoint_files.h"  // ErrnoStatus
 #include "runtime/util/crc32c.h"
 
 namespace tensorweave {
@@ -34,24 +35,6 @@ uint32_t DecodeFixed32(const char* in) {
   uint32_t value = 0;
   for (int i = 3; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(in[i]);
   return value;
-}
-
-Status FileError(const char* what, const std::string& path, int error) {
-  const std::string message = StrCat(what, " ", path, ": ", std::strerror(error));
-  switch (error) {
-    case ENOENT:
-    case ENOTDIR:
-      return errors::NotFound(message);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return errors::PermissionDenied(message);
-    case ENOSPC:
-    case EDQUOT:
-      return errors::ResourceExhausted(message);
-    default:
-      return errors::Internal(message);
-  }
 }
 
 }  // namespace
@@ -80,7 +63,8 @@ Status RecordWriter::Open(const std::string& path, const std::string& compressio
   RecordCompression compression;
   TW_RETURN_IF_ERROR(ParseRecordCompression(compression_type, &compression));
   std::FILE* file = std::fopen(path.c_str(), "wbe");
-  if (file == nullptr) return FileError("Cannot create record file", path, errno);
+  if (file == nullptr)
+    return checkpoint_files::ErrnoStatus("Cannot create record file", path, errno);
   std::unique_ptr<RecordWriter> result(new RecordWriter(path, file));
   if (compression != RecordCompression::kNone) {
     TW_RETURN_IF_ERROR(Deflater::Create(FormatOf(compression), file, &result->deflater_));
@@ -96,7 +80,7 @@ RecordWriter::~RecordWriter() {
 Status RecordWriter::Put(const void* data, size_t length) {
   if (deflater_ != nullptr) return deflater_->Write(data, length);
   if (length > 0 && std::fwrite(data, 1, length, file_) != length) {
-    return FileError("Cannot write record file", path_, errno);
+    return checkpoint_files::ErrnoStatus("Cannot write record file", path_, errno);
   }
   return Status::OK();
 }
@@ -124,9 +108,10 @@ Status RecordWriter::Flush() {
 }
 
 Status RecordWriter::SyncFile() {
-  if (std::fflush(file_) != 0) return FileError("Cannot write record file", path_, errno);
+  if (std::fflush(file_) != 0)
+    return checkpoint_files::ErrnoStatus("Cannot write record file", path_, errno);
   if (::fsync(::fileno(file_)) != 0 && errno != EINVAL) {
-    return FileError("Cannot sync record file", path_, errno);
+    return checkpoint_files::ErrnoStatus("Cannot sync record file", path_, errno);
   }
   return Status::OK();
 }
@@ -136,7 +121,7 @@ Status RecordWriter::Close() {
   Status status = deflater_ != nullptr ? deflater_->Finish() : Status::OK();
   if (status.ok()) status = SyncFile();
   if (std::fclose(file_) != 0 && status.ok()) {
-    status = FileError("Cannot close record file", path_, errno);
+    status = checkpoint_files::ErrnoStatus("Cannot close record file", path_, errno);
   }
   file_ = nullptr;
   return status;
@@ -149,7 +134,7 @@ Status RecordReader::Open(const std::string& path, const std::string& compressio
   RecordCompression compression;
   TW_RETURN_IF_ERROR(ParseRecordCompression(compression_type, &compression));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FileError("Cannot open record file", path, errno);
+  if (fd < 0) return checkpoint_files::ErrnoStatus("Cannot open record file", path, errno);
   std::unique_ptr<RecordReader> result(new RecordReader(path, fd));
   struct stat info;
   if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
@@ -172,7 +157,7 @@ Status RecordReader::ReadAt(uint64_t position, size_t length, char* out, size_t*
   while (*read < length) {
     const ssize_t n = ::pread(fd_, out + *read, length - *read, position + *read);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return FileError("Cannot read record file", path_, errno);
+    if (n < 0) return checkpoint_files::ErrnoStatus("Cannot read record file", path_, errno);
     if (n == 0) break;
     *read += static_cast<size_t>(n);
   }
@@ -214,7 +199,8 @@ Status RecordReader::ReadBody(uint64_t length, std::string* body, bool* complete
   const uint64_t data_start = offset_ + kHeaderBytes;
   if (inflater_ == nullptr) {
     struct stat info;
-    if (::fstat(fd_, &info) != 0) return FileError("Cannot stat record file", path_, errno);
+    if (::fstat(fd_, &info) != 0)
+      return checkpoint_files::ErrnoStatus("Cannot stat record file", path_, errno);
     const uint64_t size = static_cast<uint64_t>(info.st_size);
     if (data_start > size || length > size - data_start ||
         kFooterBytes > size - data_start - length) {
