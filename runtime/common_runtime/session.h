@@ -43,6 +43,9 @@ struct DeviceAttributes {
   std::string name;         // "/job:localhost/replica:0/task:0/device:CPU:0"
   std::string device_type;  // "CPU"
   int64_t memory_limit_bytes = 0;
+  // Random per device object, so a restarted device is told apart from the
+  // one before it (TF_DeviceListIncarnation, the keys of _Send/_Recv).
+  uint64_t incarnation = 0;
 };
 
 // Counters tests and benchmarks can read.

@@ -28,6 +28,7 @@
 #include "runtime/framework/status.h"
 #include "runtime/framework/tensor_shape.h"
 #include "runtime/graph/graph.h"
+#include "tensorweave/proto/cpp_shape_inference.pb.h"
 
 namespace tensorweave {
 
@@ -55,6 +56,22 @@ class ShapeRefiner {
   // Forgets the shapes of `node`, which is about to leave the graph.
   void RemoveNode(const Node* node);
 
+  // What is known of the values behind a resource or variant handle that
+  // output `index` of `node` produces (TF_GetHandleShapeAndType): set by
+  // AddNode for VarHandleOp from its dtype and shape, carried through ops
+  // that forward a handle (Identity, control flow), or set by
+  // SetHandleData (TF_SetHandleShapeAndType), which replaces it. Unset
+  // (is_set false) when nothing is known. Errors as SetShape's.
+  using HandleData = CppShapeInferenceResult::HandleData;
+  Status SetHandleData(const Node* node, int index, const HandleData& data);
+  Status GetHandleData(const Node* node, int index, HandleData* data) const;
+
+  // When set, AddNode refuses ops registered without a shape function
+  // (TF_SetRequireShapeInferenceFns); off by default, as in TensorFlow's C
+  // API, and their outputs are then of unknown shape.
+  void set_require_shape_inference_fns(bool require) { require_shape_fns_ = require; }
+  bool require_shape_inference_fns() const { return require_shape_fns_; }
+
  private:
   // INVALID_ARGUMENT / OUT_OF_RANGE unless `node` is an op node of the graph
   // with an output `index`.
@@ -65,6 +82,9 @@ class ShapeRefiner {
   const Graph& graph_;
   // By node id, then output index; shorter when a node was never refined.
   std::vector<std::vector<PartialTensorShape>> shapes_;
+  // By node id, then output index; only for nodes with handle data.
+  std::vector<std::vector<HandleData>> handle_data_;
+  bool require_shape_fns_ = false;
 };
 
 }  // namespace tensorweave
