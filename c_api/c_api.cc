@@ -408,6 +408,11 @@ int64_t TF_DeviceListMemoryBytes(const TF_DeviceList* list, int index, TF_Status
   return device ? device->memory_limit_bytes : -1;
 }
 
+uint64_t TF_DeviceListIncarnation(const TF_DeviceList* list, int index, TF_Status* status) {
+  const auto* device = DeviceAt(list, index, status);
+  return device ? device->incarnation : 0;
+}
+
 // ---- Deprecated, GraphDef-based sessions ----
 
 TF_DeprecatedSession* TF_NewDeprecatedSession(const TF_SessionOptions* opts, TF_Status* status) {

@@ -694,6 +694,61 @@ TF_CAPI_EXPORT extern void TF_RemoveAllControlInputs(TF_Graph* graph, TF_Operati
 TF_CAPI_EXPORT extern void TF_SetRequestedDevice(TF_Graph* graph, TF_Operation* op,
                                                  const char* device);
 
+/* Replaces the attr `attr_name` of `op` with the serialized AttrValue in
+ * `attr_value_proto`, or adds it. The operation's input and output types are
+ * worked out again from its attrs, so growing a While's "T" makes room for
+ * TF_AddWhileInputHack. TF_INVALID_ARGUMENT, changing nothing, when the
+ * proto does not parse, the op's OpDef rejects the new attrs, or an existing
+ * edge of `op` would no longer fit its types. */
+TF_CAPI_EXPORT extern void TF_SetAttr(TF_Graph* graph, TF_Operation* op, const char* attr_name,
+                                      TF_Buffer* attr_value_proto, TF_Status* status);
+
+/* Removes the attr `attr_name` of `op` (nothing when it has none). An attr
+ * the OpDef gives a default goes back to that default; removing one without
+ * a default is TF_INVALID_ARGUMENT and changes nothing. */
+TF_CAPI_EXPORT extern void TF_ClearAttr(TF_Graph* graph, TF_Operation* op, const char* attr_name,
+                                        TF_Status* status);
+
+/* Sets the NodeDef's experimental_type field of `op` to the serialized
+ * FullTypeDef in `full_type_proto`. The graph only records it (it appears in
+ * TF_GraphToGraphDef and TF_OperationToNodeDef); a proto that does not parse
+ * changes nothing, there being no status to say so. */
+TF_CAPI_EXPORT extern void TF_SetFullType(TF_Graph* graph, TF_Operation* op,
+                                          const TF_Buffer* full_type_proto);
+
+/* Whether operations whose op has no shape function are refused when added
+ * (TF_INVALID_ARGUMENT naming the op). On by default, as in TensorFlow;
+ * every op tensorweave registers and every function has one, so only ops
+ * from a loaded library can lack it. */
+TF_CAPI_EXPORT extern void TF_SetRequireShapeInferenceFns(TF_Graph* graph, bool require);
+
+/* What is known of the values behind the resource or variant handle that
+ * `output` produces, as a serialized CppShapeInferenceResult.HandleData
+ * (TensorFlow's message: is_set, then one dtype and shape per value). The
+ * graph works it out for VarHandleOp from its dtype and shape attrs and
+ * carries it through Identity, IdentityN and the control-flow ops; a
+ * ReadVariableOp's output takes the variable's shape. An empty buffer when
+ * nothing is known, or when `output` is not an output of the graph. The
+ * caller frees the buffer with TF_DeleteBuffer. */
+TF_CAPI_EXPORT extern TF_Buffer* TF_GetHandleShapeAndType(TF_Graph* graph, TF_Output output);
+
+/* Records the serialized CppShapeInferenceResult.HandleData in `proto` as
+ * what `output`'s handle holds, replacing what was known; operations added
+ * later that read or forward it see it. TF_INVALID_ARGUMENT when the proto
+ * does not parse or holds an invalid shape, TF_OUT_OF_RANGE for an output
+ * the operation does not have. */
+TF_CAPI_EXPORT extern void TF_SetHandleShapeAndType(TF_Graph* graph, TF_Output output,
+                                                    const void* proto, size_t proto_len,
+                                                    TF_Status* status);
+
+/* Wires `new_src` to the first unconnected input of `dst`, a While or
+ * StatelessWhile op whose "T" the caller already grew with TF_SetAttr (how
+ * TensorFlow's Python builds while-loop gradients). TF_INTERNAL when `dst`
+ * is another op, TF_INVALID_ARGUMENT when it has no free input or the types
+ * differ. */
+TF_CAPI_EXPORT extern void TF_AddWhileInputHack(TF_Graph* graph, TF_Output new_src,
+                                                TF_Operation* dst, TF_Status* status);
+
 /* ---- Inspecting operations. Returned strings belong to the graph. ---- */
 
 /* The operation's name, e.g. "dense/MatMul". */
@@ -1458,6 +1513,13 @@ TF_CAPI_EXPORT extern const char* TF_DeviceListType(const TF_DeviceList* list, i
  * range gives TF_INVALID_ARGUMENT and returns -1. */
 TF_CAPI_EXPORT extern int64_t TF_DeviceListMemoryBytes(const TF_DeviceList* list, int index,
                                                        TF_Status* status);
+
+/* The incarnation of device `index`: a random nonzero number drawn when the
+ * device was created, so a restarted device (a server's new process) is told
+ * apart from the old one. An index out of range gives TF_INVALID_ARGUMENT
+ * and returns 0. */
+TF_CAPI_EXPORT extern uint64_t TF_DeviceListIncarnation(const TF_DeviceList* list, int index,
+                                                        TF_Status* status);
 
 /* ========================================================================== */
 /* Prepared runs (callables; a tensorweave addition)                          */

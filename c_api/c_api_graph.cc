@@ -14,7 +14,11 @@ using tensorweave::StrCat;
 namespace errors = tensorweave::errors;
 namespace c_api = tensorweave::c_api;
 
-TF_Graph::TF_Graph() : graph(tensorweave::OpRegistry::Global()), refiner(graph) {}
+TF_Graph::TF_Graph() : graph(tensorweave::OpRegistry::Global()), refiner(graph) {
+  // TensorFlow's C API graphs refuse ops without a shape function until
+  // TF_SetRequireShapeInferenceFns says otherwise (its Python turns it off).
+  refiner.set_require_shape_inference_fns(true);
+}
 
 extern "C" {
 

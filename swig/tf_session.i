@@ -66,6 +66,10 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 %unignore TW_GraphToGraphDef;
 %unignore TW_OperationToNodeDef;
 %unignore TW_OperationGetAttrValueProto;
+%unignore TW_SetAttrValueProto;
+%unignore TF_ClearAttr;
+%unignore TW_GetHandleShapeAndType;
+%unignore TF_SetRequireShapeInferenceFns;
 %unignore TW_GraphImportGraphDef;
 %unignore TW_NewSession;
 %unignore TW_SessionMakeCallable_wrapper;

@@ -285,6 +285,17 @@ PyObject* TW_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_nam
   return tensorweave::BufferToBytes(buffer.get());
 }
 
+void TW_SetAttrValueProto(TF_Graph* graph, TF_Operation* oper, const char* attr_name,
+                          const void* proto, size_t proto_len, TF_Status* status) {
+  std::unique_ptr<TF_Buffer, BufferDeleter> buffer(TF_NewBufferFromString(proto, proto_len));
+  TF_SetAttr(graph, oper, attr_name, buffer.get(), status);
+}
+
+PyObject* TW_GetHandleShapeAndType(TF_Graph* graph, TF_Output output) {
+  std::unique_ptr<TF_Buffer, BufferDeleter> buffer(TF_GetHandleShapeAndType(graph, output));
+  return tensorweave::BufferToBytes(buffer.get());
+}
+
 void TW_GraphImportGraphDef(TF_Graph* graph, const void* proto, size_t proto_len,
                             const char* prefix, PyObject* input_map, PyObject* control_dependencies,
                             PyObject* return_outputs, TF_Status* status) {
@@ -440,8 +451,9 @@ PyObject* TW_SessionListDevices(TF_Session* session, TF_Status* status) {
     const char* name = TF_DeviceListName(devices.get(), i, status);
     const char* type = TF_DeviceListType(devices.get(), i, status);
     const long long memory = TF_DeviceListMemoryBytes(devices.get(), i, status);
+    const unsigned long long incarnation = TF_DeviceListIncarnation(devices.get(), i, status);
     if (TF_GetCode(status) != TF_OK) return nullptr;
-    PyObject* item = Py_BuildValue("(ssL)", name, type, memory);
+    PyObject* item = Py_BuildValue("(ssLK)", name, type, memory, incarnation);
     if (item == nullptr) return nullptr;
     PyList_SET_ITEM(result.get(), i, item);
   }

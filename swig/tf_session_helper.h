@@ -81,6 +81,11 @@ PyObject* TW_GraphToGraphDef(TF_Graph* graph, TF_Status* status);
 PyObject* TW_OperationToNodeDef(TF_Operation* oper, TF_Status* status);
 PyObject* TW_OperationGetAttrValueProto(TF_Operation* oper, const char* attr_name,
                                         TF_Status* status);
+// TF_SetAttr with the AttrValue as bytes (Operation._set_attr).
+void TW_SetAttrValueProto(TF_Graph* graph, TF_Operation* oper, const char* attr_name,
+                          const void* proto, size_t proto_len, TF_Status* status);
+// TF_GetHandleShapeAndType's serialized HandleData as bytes (b"" when unknown).
+PyObject* TW_GetHandleShapeAndType(TF_Graph* graph, TF_Output output);
 
 // Imports a serialized GraphDef (`proto`) under `prefix` ("" for none).
 //   input_map             list of (source name, source index, (op, index))

@@ -216,7 +216,9 @@ bool DirectSession::UnregisterStep(Step* step) {
 
 Status DirectSession::ListDevices(std::vector<DeviceAttributes>* devices) {
   devices->clear();
-  for (const auto& device : devices_) devices->push_back(LocalCpuDeviceAttributes(device->name()));
+  for (const auto& device : devices_) {
+    devices->push_back(LocalCpuDeviceAttributes(device->name(), device->incarnation()));
+  }
   return Status::OK();
 }
 

@@ -31,11 +31,12 @@ uint64_t NewDeviceIncarnation() {
   return incarnation;
 }
 
-DeviceAttributes LocalCpuDeviceAttributes(const std::string& name) {
+DeviceAttributes LocalCpuDeviceAttributes(const std::string& name, uint64_t incarnation) {
   DeviceAttributes attributes;
   attributes.name = name;
   attributes.device_type = DEVICE_CPU;
   attributes.memory_limit_bytes = kCpuDeviceMemoryLimitBytes;
+  attributes.incarnation = incarnation;
   return attributes;
 }
 

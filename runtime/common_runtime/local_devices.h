@@ -34,8 +34,8 @@ std::string LocalCpuDeviceName(const std::string& job, int task, int index);
 // "unknown"): the incarnation of a device made now.
 uint64_t NewDeviceIncarnation();
 
-// The attributes a CPU device called `name` reports.
-DeviceAttributes LocalCpuDeviceAttributes(const std::string& name);
+// The attributes a CPU device called `name`, made with `incarnation`, reports.
+DeviceAttributes LocalCpuDeviceAttributes(const std::string& name, uint64_t incarnation);
 
 }  // namespace tensorweave
 

@@ -32,6 +32,7 @@ DeviceAttributes FromProto(const proto::DeviceAttributes& device) {
   result.name = device.name();
   result.device_type = device.device_type();
   result.memory_limit_bytes = device.memory_limit();
+  result.incarnation = device.incarnation();
   return result;
 }
 

@@ -72,8 +72,8 @@ Status Worker::Create(const WorkerOptions& options, std::unique_ptr<Worker>* wor
   std::vector<proto::DeviceAttributes> attributes;
   for (int i = 0; i < num_cpus; ++i) {
     const uint64_t incarnation = NewDeviceIncarnation();
-    DeviceAttributes local =
-        LocalCpuDeviceAttributes(LocalCpuDeviceName(options.job_name, options.task_index, i));
+    DeviceAttributes local = LocalCpuDeviceAttributes(
+        LocalCpuDeviceName(options.job_name, options.task_index, i), incarnation);
     devices.push_back(
         std::make_unique<Device>(local.name, local.device_type, intra_op, incarnation));
     proto::DeviceAttributes device;

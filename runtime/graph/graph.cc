@@ -65,6 +65,90 @@ Status Node::input_edge(int index, const Edge** edge) const {
   return Status::OK();
 }
 
+namespace {
+
+// Checks that `edited` (the node's NodeDef after TF_SetAttr or TF_ClearAttr)
+// is valid for its op and that every edge of the node still fits the types it
+// implies, and works those types out. A slot the edit adds may stay empty: a
+// While whose "T" grew waits for TF_AddWhileInputHack to wire it.
+Status CheckEditedNode(const Node& node, const NodeDef& edited, DataTypeVector* input_types,
+                       DataTypeVector* output_types) {
+  const auto invalid = [&](const Status& status) {
+    return errors::InvalidArgument("Cannot change the attrs of node '", node.name(),
+                                   "': ", status.message());
+  };
+  Status types = InOutTypesForNode(edited, node.op_def(), input_types, output_types);
+  if (!types.ok()) return invalid(types);
+  // ValidateNodeDef also counts inputs: one placeholder per expected input.
+  NodeDef counted = edited;
+  counted.clear_input();
+  for (size_t i = 0; i < input_types->size(); ++i) counted.add_input("_");
+  Status valid = ValidateNodeDef(counted, node.op_def());
+  if (!valid.ok()) return invalid(valid);
+  for (const Edge* edge : node.in_edges()) {
+    if (edge->IsControlEdge()) continue;
+    const int slot = edge->dst_input();
+    const DataType given = edge->src()->output_type(edge->src_output());
+    if (slot >= static_cast<int>(input_types->size()) ||
+        !IsCompatibleEdgeType(given, (*input_types)[slot])) {
+      return errors::InvalidArgument("Cannot change the attrs of node '", node.name(),
+                                     "': its input ", slot, " is connected to '",
+                                     edge->src()->name(), ":", edge->src_output(), "' (",
+                                     DataTypeString(given), "), which the new attrs do not accept");
+    }
+  }
+  for (const Edge* edge : node.out_edges()) {
+    if (edge->IsControlEdge()) continue;
+    const int slot = edge->src_output();
+    if (slot >= static_cast<int>(output_types->size()) ||
+        !IsCompatibleEdgeType((*output_types)[slot], edge->dst()->input_type(edge->dst_input()))) {
+      return errors::InvalidArgument("Cannot change the attrs of node '", node.name(),
+                                     "': its output ", slot, " feeds '", edge->dst()->name(),
+                                     "', which would no longer accept it");
+    }
+  }
+  return Status::OK();
+}
+
+// Replaces a node's NodeDef, input/output types and input slots (the
+// private members Node::SetAttr and ClearAttr hand over) with `edited`'s
+// once CheckEditedNode accepts it; on error nothing changes.
+Status ReplaceEditedNodeDef(const Node& node, NodeDef edited, NodeDef* def,
+                            DataTypeVector* input_types, DataTypeVector* output_types,
+                            std::vector<const Edge*>* data_inputs) {
+  DataTypeVector inputs, outputs;
+  TW_RETURN_IF_ERROR(CheckEditedNode(node, edited, &inputs, &outputs));
+  *def = std::move(edited);
+  *input_types = std::move(inputs);
+  *output_types = std::move(outputs);
+  data_inputs->resize(input_types->size(), nullptr);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Node::SetAttr(const std::string& attr_name, const AttrValue& value) {
+  if (!IsOp()) return errors::InvalidArgument("Cannot set attrs of ", name());
+  if (attr_name.empty()) {
+    return errors::InvalidArgument("Node '", name(), "': an attr name must not be empty");
+  }
+  NodeDef edited = def_;
+  (*edited.mutable_attr())[attr_name] = value;
+  return ReplaceEditedNodeDef(*this, std::move(edited), &def_, &input_types_, &output_types_,
+                              &data_inputs_);
+}
+
+Status Node::ClearAttr(const std::string& attr_name) {
+  if (!IsOp()) return errors::InvalidArgument("Cannot clear attrs of ", name());
+  NodeDef edited = def_;
+  edited.mutable_attr()->erase(attr_name);
+  // An attr of the OpDef that has a default goes back to it, which is what
+  // a NodeDef without it means to TensorFlow when it is imported.
+  AddDefaultsToNodeDef(*op_def_, &edited);
+  return ReplaceEditedNodeDef(*this, std::move(edited), &def_, &input_types_, &output_types_,
+                              &data_inputs_);
+}
+
 Graph::Graph(const OpRegistry* registry)
     : library_(std::make_unique<FunctionLibraryDefinition>(
           registry != nullptr ? registry : OpRegistry::Global())),

@@ -73,14 +73,17 @@ class Node {
   void set_assigned_device_name(const std::string& name) { assigned_device_ = name; }
   void set_requested_device(const std::string& device) { def_.set_device(device); }
 
-  // Edits the NodeDef in place (TF_SetAttr, TF_ClearAttr). The node's input
-  // and output types are worked out again from the new attrs; an edit that
-  // would change them, or that the OpDef rejects, returns INVALID_ARGUMENT
-  // naming the node and leaves it as it was, since its edges carry the old
-  // types.
+  // Edits the NodeDef in place (TF_SetAttr, TF_ClearAttr) and works the
+  // input and output types out again from the new attrs (a While whose "T"
+  // grew gets a free input slot). An edit the OpDef rejects, or one that
+  // leaves an existing edge with a type its end does not accept, returns
+  // INVALID_ARGUMENT naming the node and changes nothing. A cleared attr
+  // with an OpDef default goes back to it.
   Status SetAttr(const std::string& attr_name, const AttrValue& value);
   Status ClearAttr(const std::string& attr_name);
-  void set_full_type(const FullTypeDef& full_type) { *def_.mutable_experimental_type() = full_type; }
+  void set_full_type(const FullTypeDef& full_type) {
+    *def_.mutable_experimental_type() = full_type;
+  }
 
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }

@@ -78,6 +78,13 @@ class ShapeRefiner {
   Status CheckOutput(const Node* node, int index) const;
   // The known shape of an output of a node of the graph; unknown when absent.
   PartialTensorShape Known(const Node* node, int index) const;
+  // The handle data of `node`'s outputs worked out from its inputs' (empty
+  // when none is known); a ReadVariableOp's `outputs` take its variable's
+  // shape. INVALID_ARGUMENT for a read of a variable as another dtype.
+  Status InferHandleData(const Node* node, std::vector<HandleData>* handles,
+                         std::vector<PartialTensorShape>* outputs) const;
+  // The handle data of an output of a node of the graph; null when unset.
+  const HandleData* FindHandle(const Node* node, int index) const;
 
   const Graph& graph_;
   // By node id, then output index; shorter when a node was never refined.

@@ -111,6 +111,8 @@ def proto_classes(repo, workdir):
         "VersionDef",
         "KernelList",
         "ApiDef",
+        "FullTypeDef",
+        "CppShapeInferenceResult",
     ]
     found = {n: classes[f"tensorweave.{n}"] for n in names}
     # The OpDef messages live in package tensorweave.proto.

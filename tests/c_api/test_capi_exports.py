@@ -25,22 +25,7 @@ TEST_NAME = re.compile(r"^test_((?:TF|TW)_[A-Za-z0-9]+)")
 TENSORFLOW_FUNCTIONS = HERE / "fixtures" / "tensorflow_c_api_functions.txt"
 
 # Not exported yet, each for a reason (docs/c_api.md, "What is missing").
-NOT_YET_EXPORTED = {
-    # They edit a NodeDef in place, which tensorweave::Node does not allow
-    # (a mutator in runtime/graph/graph.h is needed).
-    "TF_SetAttr",
-    "TF_ClearAttr",
-    "TF_SetFullType",
-    # Resource/variant handle shapes (CppShapeInferenceResult::HandleData)
-    # and the functional While hack of TensorFlow's Python binding: the shape
-    # refiner keeps no handle data.
-    "TF_GetHandleShapeAndType",
-    "TF_SetHandleShapeAndType",
-    "TF_AddWhileInputHack",
-    "TF_SetRequireShapeInferenceFns",
-    # DeviceAttributes (runtime/common_runtime/session.h) has no incarnation.
-    "TF_DeviceListIncarnation",
-}
+NOT_YET_EXPORTED = set()
 
 
 def exported_functions():

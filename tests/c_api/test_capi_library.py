@@ -79,8 +79,15 @@ int main(int argc, char** argv) {
   TF_OperationDescription* d = TF_NewOperation(graph, "Placeholder", "x");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
   TF_Operation* x = TF_FinishOperation(d, status);
-  d = TF_NewOperation(graph, "TwLoadedTimesThree", "y");
+  /* The library's op has no shape function: refused, as in TensorFlow, until
+     the graph stops requiring one. */
   TF_Output in = {x, 0};
+  d = TF_NewOperation(graph, "TwLoadedTimesThree", "y");
+  TF_AddInput(d, in);
+  TF_FinishOperation(d, status);
+  if (TF_GetCode(status) != TF_INVALID_ARGUMENT) { printf("accepted without a shape fn\n"); return 1; }
+  TF_SetRequireShapeInferenceFns(graph, false);
+  d = TF_NewOperation(graph, "TwLoadedTimesThree", "y");
   TF_AddInput(d, in);
   TF_Operation* y = TF_FinishOperation(d, status);
   if (TF_GetCode(status) != TF_OK) { printf("op: %s\n", TF_Message(status)); return 1; }
@@ -107,7 +114,7 @@ int main(int argc, char** argv) {
 """
 
 
-@pytest.mark.covers("TF_GetOpList", "TF_DeleteLibraryHandle")
+@pytest.mark.covers("TF_GetOpList", "TF_DeleteLibraryHandle", "TF_SetRequireShapeInferenceFns")
 def test_TF_LoadLibrary_registers_the_librarys_ops(pb, tmp_path, op_library):
     source = tmp_path / "loader.c"
     source.write_text(LOADER_PROGRAM)

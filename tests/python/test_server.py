@@ -305,3 +305,14 @@ def test_the_command_refuses_a_bad_cluster_spec():
         if process.poll() is None:
             process.kill()
             process.wait(timeout=10)
+
+
+def test_a_remote_session_lists_the_servers_devices_with_their_incarnations(servers):
+    server = tf.train.Server.create_local_server()
+    servers.append(server)
+    with tf.Session(server.target) as sess:
+        devices = sess.list_devices()
+        again = sess.list_devices()
+    assert [d.device_type for d in devices] == ["CPU"]
+    assert devices[0].incarnation != 0
+    assert again[0].incarnation == devices[0].incarnation

@@ -142,6 +142,49 @@ TEST(GraphBasics, RejectedNodeLeavesItsNameFree) {
   EXPECT_EQ(graph.FindNode("x"), x) << "a duplicate leaves the first node's entry";
 }
 
+TEST(GraphBasics, SetAttrRetypesTheNodeOrChangesNothing) {
+  Graph graph(OpRegistry::Global());
+  Node* a = MustAdd(&graph, MakeNodeDef("a", "GraphTestConst"));
+  Node* b = MustAdd(&graph, MakeNodeDef("b", "GraphTestConst"));
+  NodeDef addn_def = WithType(MakeNodeDef("addn", "GraphTestAddN"), "T", DT_FLOAT);
+  (*addn_def.mutable_attr())["N"].set_i(2);
+  Node* addn = MustAdd(&graph, addn_def);
+  ASSERT_TRUE(graph.AddEdge(a, 0, addn, 0).ok());
+  ASSERT_TRUE(graph.AddEdge(b, 0, addn, 1).ok());
+
+  // Growing N makes a third, unwired input slot.
+  AttrValue three;
+  three.set_i(3);
+  ASSERT_TRUE(addn->SetAttr("N", three).ok());
+  EXPECT_EQ(addn->num_inputs(), 3);
+  EXPECT_TRUE(graph.AddEdge(a, 0, addn, 2).ok());
+
+  // int32 would not accept the float edges: refused, nothing changes.
+  AttrValue int32;
+  int32.set_type(DT_INT32);
+  Status refused = addn->SetAttr("T", int32);
+  EXPECT_EQ(refused.code(), Code::INVALID_ARGUMENT);
+  EXPECT_NE(refused.message().find("'addn'"), std::string::npos) << refused.message();
+  EXPECT_EQ(addn->input_types(), DataTypeVector({DT_FLOAT, DT_FLOAT, DT_FLOAT}));
+  // Shrinking N below a wired slot is refused too; a wrong kind of value
+  // is the OpDef's to reject.
+  AttrValue one;
+  one.set_i(1);
+  EXPECT_EQ(addn->SetAttr("N", one).code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(addn->SetAttr("T", three).code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(addn->num_inputs(), 3);
+
+  // An unwired op changes type freely; clearing an attr with a default
+  // restores it, one without a default cannot go.
+  Node* c = MustAdd(&graph, MakeNodeDef("c", "GraphTestConst"));
+  ASSERT_TRUE(c->SetAttr("dtype", int32).ok());
+  EXPECT_EQ(c->output_type(0), DT_INT32);
+  ASSERT_TRUE(c->ClearAttr("dtype").ok());
+  EXPECT_EQ(c->output_type(0), DT_FLOAT);
+  EXPECT_EQ(addn->ClearAttr("N").code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(FindNodeAttr(addn->def(), "N")->i(), 3);
+}
+
 TEST(GraphBasics, AddEdgeChecksSlotsAndTypes) {
   Graph graph(OpRegistry::Global());
   Node* f = MustAdd(&graph, MakeNodeDef("f", "GraphTestConst"));

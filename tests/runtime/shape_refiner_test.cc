@@ -165,6 +165,59 @@ TEST(ShapeRefiner, RemoveNodeForgetsItsShapes) {
   g.refiner.RemoveNode(nullptr);  // ignored
 }
 
+// v: a float[2, 3] variable's handle, passed through Identity and read.
+GraphDef VariableGraph(DataType read_dtype) {
+  GraphDef graph_def;
+  NodeDef* v = AddNode(&graph_def, "v", "VarHandleOp", {});
+  SetAttr(v, "dtype", DT_FLOAT);
+  SetAttr(v, "shape", Shape({2, 3}));
+  SetAttr(AddNode(&graph_def, "handle", "Identity", {"v"}), "T", DT_RESOURCE);
+  SetAttr(AddNode(&graph_def, "read", "ReadVariableOp", {"handle"}), "dtype", read_dtype);
+  return graph_def;
+}
+
+TEST(ShapeRefiner, HandleDataFlowsFromVarHandleOpToItsReads) {
+  RefinedGraph g;
+  ASSERT_TRUE(g.Import(VariableGraph(DT_FLOAT)).ok());
+  ShapeRefiner::HandleData data;
+  ASSERT_TRUE(g.refiner.GetHandleData(g.graph.FindNode("handle"), 0, &data).ok());
+  ASSERT_TRUE(data.is_set());
+  ASSERT_EQ(data.shape_and_type_size(), 1);
+  EXPECT_EQ(data.shape_and_type(0).dtype(), tensorweave::DT_FLOAT);
+  EXPECT_EQ(data.shape_and_type(0).shape().dim_size(), 2);
+  EXPECT_EQ(g.ShapeOf("read").DebugString(), Shape({2, 3}).DebugString());
+  // Outputs nothing is known of, and outputs that are not there.
+  ASSERT_TRUE(g.refiner.GetHandleData(g.graph.FindNode("read"), 0, &data).ok());
+  EXPECT_FALSE(data.is_set());
+  EXPECT_EQ(g.refiner.GetHandleData(g.graph.FindNode("v"), 1, &data).code(), Code::OUT_OF_RANGE);
+
+  // A read as another dtype names the node.
+  RefinedGraph bad;
+  const Status status = bad.Import(VariableGraph(DT_INT32));
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(status.message(), "'read'")) << status;
+}
+
+TEST(ShapeRefiner, SetHandleDataReplacesWhatIsKnownAndChecksShapes) {
+  RefinedGraph g;
+  ASSERT_TRUE(g.Import(VariableGraph(DT_FLOAT)).ok());
+  Node* v = g.graph.FindNode("v");
+  ShapeRefiner::HandleData data;
+  auto* entry = data.add_shape_and_type();
+  entry->set_dtype(tensorweave::DT_INT64);
+  entry->mutable_shape()->add_dim()->set_size(-5);
+  EXPECT_EQ(g.refiner.SetHandleData(v, 0, data).code(), Code::INVALID_ARGUMENT);
+  entry->mutable_shape()->mutable_dim(0)->set_size(4);
+  ASSERT_TRUE(g.refiner.SetHandleData(v, 0, data).ok());
+  ShapeRefiner::HandleData read_back;
+  ASSERT_TRUE(g.refiner.GetHandleData(v, 0, &read_back).ok());
+  EXPECT_TRUE(read_back.is_set());
+  EXPECT_EQ(read_back.shape_and_type(0).dtype(), tensorweave::DT_INT64);
+  g.refiner.RemoveNode(v);
+  ASSERT_TRUE(g.refiner.GetHandleData(v, 0, &read_back).ok());
+  EXPECT_FALSE(read_back.is_set());
+}
+
 // --- BuildNode -----------------------------------------------------------------
 
 TEST(BuildNode, InfersTypeAttrsFromInputsWiresAndRefines) {

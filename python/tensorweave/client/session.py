@@ -59,13 +59,18 @@ def _feed_arrays(feeds, values):
 
 
 class _DeviceAttributes:
-    def __init__(self, name, device_type, memory_limit_bytes):
+    def __init__(self, name, device_type, memory_limit_bytes, incarnation=0):
         self.name = name
         self.device_type = device_type
         self.memory_limit_bytes = memory_limit_bytes
+        # A random number fixed for the device's life (TensorFlow's too).
+        self.incarnation = incarnation
 
     def __repr__(self):
-        return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+        return (
+            f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes}, "
+            f"{self.incarnation})"
+        )
 
 
 class BaseSession:
@@ -364,8 +369,8 @@ class BaseSession:
                 c_api.TF_DeleteSession(session)
 
     def list_devices(self):
-        """The devices the session can use, each with .name, .device_type and
-        .memory_limit_bytes. For a remote session (target "grpc://..."), the
+        """The devices the session can use, each with .name, .device_type,
+        .memory_limit_bytes and .incarnation. For a remote session (target "grpc://..."), the
         master's devices and its cluster's."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")

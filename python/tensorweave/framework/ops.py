@@ -244,6 +244,22 @@ class Operation:
         attr.ParseFromString(serialized)
         return attr_value.from_attr_value(attr)
 
+    def _set_attr(self, attr_name, attr_value):
+        """Replaces (or adds) attr `attr_name` with the AttrValue proto
+        `attr_value`, as TensorFlow's private Operation._set_attr does
+        (TF_SetAttr). A value the op's OpDef or its wired inputs and outputs
+        do not accept raises InvalidArgumentError and changes nothing."""
+        with self._graph._lock:
+            c_api.TW_SetAttrValueProto(
+                self._graph._c_graph, self._c_op, attr_name, attr_value.SerializeToString()
+            )
+
+    def _clear_attr(self, attr_name):
+        """Removes attr `attr_name` (TF_ClearAttr); one the OpDef gives a
+        default goes back to it."""
+        with self._graph._lock:
+            c_api.TF_ClearAttr(self._graph._c_graph, self._c_op, attr_name)
+
     def run(self, feed_dict=None, session=None):
         """Runs this operation in `session` (default: the default session)."""
         _run_using_default_session(self, feed_dict, self.graph, session)
@@ -328,6 +344,9 @@ class Graph:
 
     def __init__(self):
         self._c_graph = c_api.TF_NewGraph()
+        # As TensorFlow's Python: ops of a loaded library without a shape
+        # function are accepted, their outputs of unknown shape.
+        c_api.TF_SetRequireShapeInferenceFns(self._c_graph, False)
         self._lock = threading.RLock()
         self._nodes_by_name = {}
         self._operations = []
