@@ -51,8 +51,9 @@ unsigned char TF_TryEvaluateConstant(TF_Graph* graph, TF_Output output, TF_Tenso
     Status outcome;
     {
       std::lock_guard<std::mutex> lock(graph->mu);
-      outcome = tensorweave::TryEvaluateConstant(
-          graph->graph, {c_api::ToNode(output.oper), output.index}, &evaluated, &value);
+      outcome = tensorweave::TryEvaluateConstant(graph->graph, &graph->refiner,
+                                                 {c_api::ToNode(output.oper), output.index},
+                                                 &evaluated, &value);
     }
     if (outcome.ok() && evaluated) outcome = c_api::TensorToC(std::move(value), result);
     c_api::Set(status, outcome);

@@ -1,11 +1,14 @@
 #include "runtime/common_runtime/evaluate_constant.h"
 
+#include <climits>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "runtime/common_runtime/session.h"
+#include "runtime/framework/node_def_util.h"
 #include "runtime/framework/str_util.h"
 
 namespace tensorweave {
@@ -32,17 +35,70 @@ bool IsNeverConstant(const Node& node) {
   return node.IsStateful() || kOps.count(node.type_string()) > 0;
 }
 
-// The ancestors of `start` (itself included) in id order; false when one
-// of them is never constant or there are too many.
-bool ConstantAncestors(const Node* start, std::vector<const Node*>* ancestors) {
+// A Shape, Size or Rank node as the Const its input's known shape makes it
+// (same name and device); false when the shape leaves the value open.
+bool ShapeOpAsConst(const Node& node, const ShapeRefiner* refiner, NodeDef* as_const) {
+  const std::string& op = node.type_string();
+  if (refiner == nullptr || (op != "Shape" && op != "Size" && op != "Rank")) return false;
+  const Edge* input = nullptr;
+  PartialTensorShape shape;
+  if (!node.input_edge(0, &input).ok() ||
+      !refiner->GetShape(input->src(), input->src_output(), &shape).ok()) {
+    return false;
+  }
+  Tensor value;
+  if (op == "Rank") {
+    if (shape.unknown_rank()) return false;
+    value = Tensor(DT_INT32, TensorShape({}));
+    value.data<int32_t>()[0] = shape.dims();
+  } else {
+    TensorShape known;
+    if (!shape.AsTensorShape(&known).ok()) return false;
+    const DataType out_type = node.output_type(0);
+    std::vector<int64_t> numbers;
+    if (op == "Shape") {
+      for (int i = 0; i < shape.dims(); ++i) numbers.push_back(shape.dim_size(i));
+    } else {
+      numbers.push_back(known.num_elements());
+    }
+    value = Tensor(out_type, op == "Shape" ? TensorShape({static_cast<int64_t>(numbers.size())})
+                                           : TensorShape({}));
+    for (size_t i = 0; i < numbers.size(); ++i) {
+      if (out_type == DT_INT64) {
+        value.data<int64_t>()[i] = numbers[i];
+      } else if (out_type == DT_INT32 && numbers[i] <= INT32_MAX) {
+        value.data<int32_t>()[i] = static_cast<int32_t>(numbers[i]);
+      } else {
+        return false;  // too big for int32: the op itself reports that
+      }
+    }
+  }
+  as_const->set_name(node.name());
+  as_const->set_op("Const");
+  as_const->set_device(node.requested_device());
+  SetAttrValue(value.dtype(), &(*as_const->mutable_attr())["dtype"]);
+  SetAttrValue(value, &(*as_const->mutable_attr())["value"]);
+  return true;
+}
+
+// The NodeDefs that compute `start`: its ancestors (itself included) in id
+// order, a Shape/Size/Rank of known value standing as a Const without its
+// inputs. False when one of them is never constant or there are too many.
+bool ConstantSubgraph(const Node* start, const ShapeRefiner* refiner,
+                      std::map<int, NodeDef>* nodes) {
   std::set<int> seen{start->id()};
   std::vector<const Node*> stack{start};
   while (!stack.empty()) {
     const Node* node = stack.back();
     stack.pop_back();
+    NodeDef as_const;
+    if (ShapeOpAsConst(*node, refiner, &as_const)) {
+      (*nodes)[node->id()] = std::move(as_const);
+      continue;
+    }
     if (IsNeverConstant(*node)) return false;
-    ancestors->push_back(node);
-    if (static_cast<int>(ancestors->size()) > kMaxConstantSubgraphNodes) return false;
+    (*nodes)[node->id()] = Graph::NodeDefWithInputs(node);
+    if (static_cast<int>(nodes->size()) > kMaxConstantSubgraphNodes) return false;
     for (const Edge* edge : node->in_edges()) {
       const Node* source = edge->src();
       if (source->IsOp() && seen.insert(source->id()).second) stack.push_back(source);
@@ -53,19 +109,18 @@ bool ConstantAncestors(const Node* start, std::vector<const Node*>* ancestors) {
 
 }  // namespace
 
-Status TryEvaluateConstant(const Graph& graph, NodeOutput output, bool* evaluated, Tensor* result) {
+Status TryEvaluateConstant(const Graph& graph, const ShapeRefiner* refiner, NodeOutput output,
+                           bool* evaluated, Tensor* result) {
   *evaluated = false;
   if (output.node == nullptr || output.index < 0 || output.index >= output.node->num_outputs()) {
     return errors::InvalidArgument("TryEvaluateConstant: no such output");
   }
-  std::vector<const Node*> ancestors;
-  if (!ConstantAncestors(output.node, &ancestors)) return Status::OK();
+  std::map<int, NodeDef> nodes;
+  if (!ConstantSubgraph(output.node, refiner, &nodes)) return Status::OK();
 
   GraphDef subgraph;
   *subgraph.mutable_versions() = graph.versions();
-  std::set<int> ids;
-  for (const Node* node : ancestors) ids.insert(node->id());
-  for (int id : ids) *subgraph.add_node() = Graph::NodeDefWithInputs(graph.FindNodeId(id));
+  for (auto& [id, node_def] : nodes) *subgraph.add_node() = std::move(node_def);
   if (!graph.flib_def().empty()) *subgraph.mutable_library() = graph.flib_def().ToProto();
 
   std::unique_ptr<Session> session;

@@ -11,11 +11,16 @@
 // private session and run once; an ancestor that is stateful (variables,
 // random ops, queues), a placeholder or v1 control flow makes the result "not
 // constant" (evaluated false, OK). Errors of the run itself are returned.
+// Given the graph's shape refiner, a Shape, Size or Rank whose input's shape
+// fixes its value counts as a constant of that value, whatever computes the
+// input (so the shape of a placeholder of known shape evaluates), as in
+// TensorFlow.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_EVALUATE_CONSTANT_H_
 #define TENSORWEAVE_COMMON_RUNTIME_EVALUATE_CONSTANT_H_
 
 #include "runtime/framework/tensor.h"
 #include "runtime/graph/graph.h"
+#include "runtime/graph/shape_refiner.h"
 
 namespace tensorweave {
 
@@ -23,7 +28,9 @@ namespace tensorweave {
 // copying and running a whole model to answer a shape question).
 constexpr int kMaxConstantSubgraphNodes = 1000;
 
-Status TryEvaluateConstant(const Graph& graph, NodeOutput output, bool* evaluated, Tensor* result);
+// `refiner` may be null (no shape is known then).
+Status TryEvaluateConstant(const Graph& graph, const ShapeRefiner* refiner, NodeOutput output,
+                           bool* evaluated, Tensor* result);
 
 }  // namespace tensorweave
 

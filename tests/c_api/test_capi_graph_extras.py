@@ -3,7 +3,7 @@ TF_ExtendSession, TF_ColocateWith, TF_SetAttrPlaceholder,
 TF_SetAttrFuncName and the *Locked operation builders."""
 
 import numpy as np
-from capi_helpers import CODES, TF_FLOAT
+from capi_helpers import CODES, TF_FLOAT, TF_INT64
 
 
 def buffer_bytes(api, buffer):
@@ -65,6 +65,36 @@ def test_TF_TryEvaluateConstant(api, lib, graph, status):
     assert lib.TF_TryEvaluateConstant(graph, api.output(bad), result, status) == 0
     assert api.code(status) == CODES["INVALID_ARGUMENT"]
     assert "zero" in api.message(status).lower()
+
+
+def evaluate(api, lib, graph, oper, status):
+    result = api.ffi.new("TF_Tensor**")
+    done = lib.TF_TryEvaluateConstant(graph, api.output(oper), result, status)
+    api.check(status)
+    return api.take(result[0]) if done else None
+
+
+def test_TF_TryEvaluateConstant_folds_shapes_the_graph_knows(api, lib, graph, status):
+    x = api.placeholder(graph, "x", shape=[2, 3])
+    shape = api.op(graph, "Shape", "shape", inputs=[(x, 0)])
+    assert evaluate(api, lib, graph, shape, status).tolist() == [2, 3]
+    size = api.op(graph, "Size", "size", inputs=[(x, 0)], attrs={"out_type": ("type", TF_INT64)})
+    value = evaluate(api, lib, graph, size, status)
+    assert value == 6 and value.dtype == np.int64
+    # Computation over a folded shape, as a Reshape's target would be.
+    doubled = api.binary(graph, "Mul", "doubled", shape, api.const(graph, "two", np.int32(2)))
+    assert evaluate(api, lib, graph, doubled, status).tolist() == [4, 6]
+    # A partly known shape still gives its rank, not its shape or size.
+    y = api.placeholder(graph, "y", shape=[-1, 3])
+    assert evaluate(api, lib, graph, api.op(graph, "Rank", "rank", inputs=[(y, 0)]), status) == 2
+    assert (
+        evaluate(api, lib, graph, api.op(graph, "Shape", "y_shape", inputs=[(y, 0)]), status)
+        is None
+    )
+    z = api.placeholder(graph, "z")
+    assert (
+        evaluate(api, lib, graph, api.op(graph, "Rank", "z_rank", inputs=[(z, 0)]), status) is None
+    )
 
 
 def test_TF_ExtendSession(api, lib, graph, session, status):
