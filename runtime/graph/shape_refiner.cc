@@ -104,9 +104,9 @@ Status ShapeRefiner::InferHandleData(const Node* node, std::vector<HandleData>* 
     DataType dtype = DT_INVALID;
     TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "dtype", &dtype));
     if (variable.dtype() != static_cast<tensorweave::DataType>(dtype)) {
-      return errors::InvalidArgument("Node '", node->name(), "' reads a variable of type ",
-                                     DataTypeString(static_cast<DataType>(variable.dtype())),
-                                     " as ", DataTypeString(dtype));
+      return errors::InvalidArgument(
+          "Node '", node->name(), "': Trying to read variable with wrong dtype. Expected ",
+          DataTypeString(static_cast<DataType>(variable.dtype())), " got ", DataTypeString(dtype));
     }
     PartialTensorShape shape, merged;
     if (PartialTensorShape::FromProto(variable.shape(), &shape).ok() &&

@@ -222,11 +222,6 @@ def _unknown(value):
             ),
         ),
         (
-            lambda h: rv.read_variable_op(h, tf.int32),
-            tf.errors.InvalidArgumentError,
-            "Trying to read variable with wrong dtype. Expected int32 got float",
-        ),
-        (
             lambda h: rv.assign_variable_op(h, np.array([1, 2], np.int32)),
             tf.errors.InvalidArgumentError,
             "Trying to assign variable with wrong dtype. Expected float got int32",
@@ -268,6 +263,15 @@ def test_kernel_errors_are_tensorflows(build, error, message):
     with pytest.raises(error) as raised:
         _raw_run(build)
     assert message in raised.value.message
+
+
+def test_reading_a_variable_as_another_dtype_fails_when_built():
+    """As in TensorFlow: the read's shape function knows the variable's dtype
+    from its handle (VarHandleOp's attrs) and refuses another one."""
+    handle = rv.var_handle_op(tf.float32, [2], shared_name="w")
+    with pytest.raises(ValueError, match="wrong dtype. Expected float got int32"):
+        rv.read_variable_op(tf.identity(handle), tf.int32)
+    assert rv.read_variable_op(handle, tf.float32).shape.as_list() == [2]
 
 
 def test_assign_without_validate_shape_takes_the_new_shape():
