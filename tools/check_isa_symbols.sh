@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# check_isa_symbols.sh OBJECT ISA: fails when the per-ISA object exports a
+# symbol whose name lacks "isa_ISA" (runtime/kernels/float_kernels_body.h
+# says why: the linker would merge such a weak definition with other
+# translation units' copies, compiled for another instruction set).
+set -euo pipefail
+object=$1; isa=$2
+stray=$(nm --defined-only --extern-only "$object" | awk '{print $3}' | grep -v -- "isa_$isa" || true)
+if [ -n "$stray" ]; then
+  echo "$object exports symbols shared with other instruction sets' builds:" >&2
+  echo "$stray" | c++filt | sed 's/^/  /' >&2
+  exit 1
+fi
