@@ -25,6 +25,8 @@ using tensorweave::FloatKernelTable;
 
 constexpr int64_t kCount = 1 << 20;  // 1M floats (4 MB per operand)
 constexpr int64_t kRows = 1024, kDepth = 1024;
+constexpr int64_t kBig = 1 << 23;      // 32 MB: past the caches
+constexpr int64_t kChainBlock = 2048;  // _FusedUnaryChain's block
 
 double BestMicroseconds(const std::function<void()>& run, int reps) {
   run();  // warm the caches and page in the buffers
@@ -55,7 +57,24 @@ int main(int argc, char** argv) {
     v[i] = std::abs(uniform(rng)) * 0.01f;
     var[i] = uniform(rng);
   }
+  std::vector<float> big_in(kBig), big_out(kBig);
+  for (int64_t i = 0; i < kBig; ++i) big_in[i] = uniform(rng);
   volatile float sink = 0;
+  // sqrt(relu(x)) + relu: cheap functions, where memory traffic decides;
+  // one function per pass over 8M floats, or the chain on each L1 block as
+  // _FusedUnaryChain runs it.
+  auto chain_unfused = [&](const FloatKernelTable& t) {
+    t.relu(big_in.data(), big_out.data(), kBig);
+    t.sqrt(big_out.data(), big_out.data(), kBig);
+    t.relu(big_out.data(), big_out.data(), kBig);
+  };
+  auto chain_fused = [&](const FloatKernelTable& t) {
+    for (int64_t at = 0; at < kBig; at += kChainBlock) {
+      t.relu(big_in.data() + at, big_out.data() + at, kChainBlock);
+      t.sqrt(big_out.data() + at, big_out.data() + at, kChainBlock);
+      t.relu(big_out.data() + at, big_out.data() + at, kChainBlock);
+    }
+  };
 
   struct Job {
     const char* name;
@@ -102,6 +121,8 @@ int main(int argc, char** argv) {
            t.adam(chunk);
          }
        }},
+      {"relu,sqrt,relu 8M: 3 passes", chain_unfused},
+      {"relu,sqrt,relu 8M: fused", chain_fused},
   };
 
   std::vector<CpuIsa> isas;

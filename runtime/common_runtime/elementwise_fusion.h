@@ -1,0 +1,33 @@
+// A graph pass that rewrites chains of float elementwise functions of one
+// tensor (Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Relu), e.g.
+// x -> Exp -> Tanh -> Relu, into one _FusedUnaryChain node
+// (ops/fused_elementwise_ops.cc), whose kernel runs the whole chain on each
+// cache-sized block, so the tensor crosses memory once instead of once per
+// function:
+//
+//   bool changed = false;
+//   TW_RETURN_IF_ERROR(FuseUnaryChains(graph, options, &changed));
+//
+// As in the conv fusion pass, a node joins a chain only when it feeds only
+// the next function (one data edge out, no control edges out), is not kept
+// by the options (a target) and asks for the same device as the chain's
+// last node; the fused node takes the last node's name and device (so
+// fetches and consumers by name are unchanged) and the chain's control
+// inputs. Training graphs keep most chains unfused: the gradients read the
+// intermediate results.
+#ifndef TENSORWEAVE_COMMON_RUNTIME_ELEMENTWISE_FUSION_H_
+#define TENSORWEAVE_COMMON_RUNTIME_ELEMENTWISE_FUSION_H_
+
+#include "runtime/common_runtime/graph_optimizer.h"
+#include "runtime/framework/status.h"
+#include "runtime/graph/graph.h"
+
+namespace tensorweave {
+
+// Fuses every chain of at least two functions in `graph`; `changed` says
+// whether any was.
+Status FuseUnaryChains(const GraphOptimizerOptions& options, Graph* graph, bool* changed);
+
+}  // namespace tensorweave
+
+#endif  // TENSORWEAVE_COMMON_RUNTIME_ELEMENTWISE_FUSION_H_
