@@ -50,6 +50,7 @@ def bench(tf, repeats):
         b = tf.Variable(rng.uniform(-1, 1, (MATMUL, MATMUL)).astype(np.float32))
         params = tf.Variable(rng.uniform(-1, 1, N).astype(np.float32))
         grad = tf.Variable(rng.normal(size=N).astype(np.float32))
+        labels = tf.constant(rng.randint(0, DEPTH, ROWS).astype(np.int64))
         ops = {
             "add 1M": x + y,
             "mul by scalar 1M": x * 2.5,
@@ -63,6 +64,11 @@ def bench(tf, repeats):
             "max rows 1024x1024": tf.reduce_max(logits, axis=1),
             "sum columns 1024x1024": tf.reduce_sum(logits, axis=0),
             "softmax 1024x1024": tf.nn.softmax(logits),
+            "sparse xent 1024x1024": tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=labels, logits=logits
+            ),
+            # tensorweave runs this chain as one fused node.
+            "relu(sqrt(relu(x))) 1M": tf.nn.relu(tf.sqrt(tf.nn.relu(x))),
             "adam step 1M params": tf.train.AdamOptimizer(1e-3).apply_gradients([(grad, params)]),
         }
         product = tf.matmul(a, b)
@@ -104,6 +110,9 @@ def bench_numpy(repeats):
         "max rows 1024x1024": lambda: logits.max(axis=1),
         "sum columns 1024x1024": lambda: logits.sum(axis=0),
         "softmax 1024x1024": softmax,
+        "relu(sqrt(relu(x))) 1M": lambda: np.maximum(
+            np.sqrt(np.maximum(x, np.float32(0), out=out), out=out), np.float32(0), out=out
+        ),
     }
     results = {label: _best_ms(job, repeats, 20) for label, job in jobs.items()}
     ms = _best_ms(lambda: a @ a, repeats, 2)
