@@ -2,7 +2,9 @@
 # check_isa_symbols.sh OBJECT ISA: fails when the per-ISA object exports a
 # symbol whose name lacks "isa_ISA" (runtime/kernels/float_kernels_body.h
 # says why: the linker would merge such a weak definition with other
-# translation units' copies, compiled for another instruction set).
+# translation units' copies, compiled for another instruction set), or when
+# the baseline object holds an AVX (VEX or EVEX encoded) instruction, which
+# a CPU without AVX could not run.
 set -euo pipefail
 object=$1; isa=$2
 # DW.ref.__gxx_personality_v0 (emitted when a build has exception cleanups,
@@ -14,4 +16,13 @@ if [ -n "$stray" ]; then
   echo "$object exports symbols shared with other instruction sets' builds:" >&2
   echo "$stray" | c++filt | sed 's/^/  /' >&2
   exit 1
+fi
+if [ "$isa" = baseline ]; then
+  avx=$(objdump -d --no-show-raw-insn "$object" | grep -E '%[yz]mm|\sv[a-z0-9]+(ps|pd|ss|sd|b|w|d|q)\s' |
+    head -n 5 || true)
+  if [ -n "$avx" ]; then
+    echo "$object (baseline) holds AVX instructions:" >&2
+    echo "$avx" >&2
+    exit 1
+  fi
 fi
