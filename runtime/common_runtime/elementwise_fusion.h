@@ -1,9 +1,10 @@
-// A graph pass that rewrites chains of float elementwise functions of one
-// tensor (Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Relu), e.g.
-// x -> Exp -> Tanh -> Relu, into one _FusedUnaryChain node
-// (ops/fused_elementwise_ops.cc), whose kernel runs the whole chain on each
-// cache-sized block, so the tensor crosses memory once instead of once per
-// function:
+// A graph pass that rewrites chains of float elementwise steps on one
+// tensor, each a function (Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Relu) or an
+// Add/AddV2/Sub/Mul/Div/RealDiv/Maximum/Minimum with a rank-0 Const on
+// either side, e.g. x -> Mul 0.5 -> Tanh -> Add 1, into one
+// _FusedUnaryChain node (ops/fused_elementwise_ops.cc), whose kernel runs
+// the whole chain on each cache-sized block, so the tensor crosses memory
+// once instead of once per step:
 //
 //   bool changed = false;
 //   TW_RETURN_IF_ERROR(FuseUnaryChains(graph, options, &changed));
@@ -24,8 +25,9 @@
 
 namespace tensorweave {
 
-// Fuses every chain of at least two functions in `graph`; `changed` says
-// whether any was.
+// Fuses every chain of at least two steps, one of them a function, whose
+// input is not a Const, in `graph` (scalar Consts left without consumers go
+// too); `changed` says whether any was.
 Status FuseUnaryChains(const GraphOptimizerOptions& options, Graph* graph, bool* changed);
 
 }  // namespace tensorweave

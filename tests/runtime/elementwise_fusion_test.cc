@@ -167,6 +167,93 @@ TEST(ElementwiseFusion, SessionValuesMatchTheUnfusedGraph) {
   }
 }
 
+// x -> Mul(x, 0.5) -> Exp -> Sub(1, .) -> Maximum(., -0.25) -> RealDiv(.,3)
+// -> Tanh -> "y", the scalars as rank-0 Consts on either side.
+GraphDef ScalarChain() {
+  GraphDef graph;
+  NodeDef* x = session_test::AddNode(&graph, "x", "Placeholder");
+  SetAttr(x, "dtype", DT_FLOAT);
+  auto scalar = [&](const std::string& name, float value) {
+    NodeDef* c = session_test::AddNode(&graph, name, "Const");
+    SetAttr(c, "dtype", DT_FLOAT);
+    Tensor t(DT_FLOAT, TensorShape({}));
+    t.data<float>()[0] = value;
+    SetAttr(c, "value", t);
+  };
+  scalar("half", 0.5f);
+  scalar("one", 1.0f);
+  scalar("floor", -0.25f);
+  scalar("three", 3.0f);
+  auto step = [&](const std::string& name, const std::string& op, const std::string& a,
+                  const std::string& b) {
+    NodeDef* node = b.empty() ? session_test::AddNode(&graph, name, op, {a})
+                              : session_test::AddNode(&graph, name, op, {a, b});
+    SetAttr(node, "T", DT_FLOAT);
+  };
+  step("scaled", "Mul", "x", "half");
+  step("e", "Exp", "scaled", "");
+  step("flipped", "Sub", "one", "e");
+  step("clipped", "Maximum", "flipped", "floor");
+  step("divided", "RealDiv", "clipped", "three");
+  step("t", "Tanh", "divided", "");
+  step("y", "Identity", "t", "");
+  return graph;
+}
+
+TEST(ElementwiseFusion, FusesOperationsWithScalarConstants) {
+  bool changed = false;
+  const GraphDef fused = Fused(ScalarChain(), {"y"}, &changed);
+  EXPECT_TRUE(changed);
+  const NodeDef* node = FindNode(fused, "t");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->op(), "_FusedUnaryChain");
+  EXPECT_EQ(ChainOps(*node),
+            (std::vector<std::string>{"Mul", "Exp", "RSub", "Maximum", "RealDiv", "Tanh"}));
+  std::vector<float> scalars;
+  for (float f : node->attr().at("scalars").list().f()) scalars.push_back(f);
+  EXPECT_EQ(scalars, (std::vector<float>{0.5f, 0, 1, -0.25f, 3, 0}));
+  EXPECT_EQ(node->input(0), "x");
+  for (const char* gone : {"half", "one", "floor", "three", "scaled", "e", "divided"}) {
+    EXPECT_EQ(FindNode(fused, gone), nullptr) << gone;
+  }
+  // Session values: the same bits with the optimizer on and off.
+  const Tensor x = Inputs(5000);
+  const Tensor on = RunChain(ScalarChain(), x, true), off = RunChain(ScalarChain(), x, false);
+  ASSERT_EQ(on.NumElements(), 5000);
+  ASSERT_EQ(off.NumElements(), 5000);
+  EXPECT_EQ(std::memcmp(on.data<float>(), off.data<float>(), 5000 * sizeof(float)), 0);
+  for (int64_t i = 0; i < 5000; ++i) {
+    const double v = x.data<float>()[i];
+    const double want = std::tanh(std::max(1 - std::exp(v * 0.5), -0.25) / 3);
+    ASSERT_NEAR(on.data<float>()[i], want, 1e-6) << i;
+  }
+}
+
+TEST(ElementwiseFusion, LeavesOperationsWithTensorsOrShapedConstants) {
+  // Sub(x, c) with c of shape [1] broadcasts x of rank 0 to [1]: no step.
+  GraphDef graph = Chain({"Exp", "Tanh"});
+  NodeDef* c = session_test::AddNode(&graph, "c", "Const");
+  SetAttr(c, "dtype", DT_FLOAT);
+  SetAttr(c, "value", Tensor(DT_FLOAT, TensorShape({1})));
+  NodeDef* sub = session_test::AddNode(&graph, "sub", "Sub", {"f1", "c"});
+  SetAttr(sub, "T", DT_FLOAT);
+  graph.mutable_node(3)->set_input(0, "sub");  // y reads sub
+  bool changed = false;
+  const GraphDef fused = Fused(graph, {"y"}, &changed);
+  EXPECT_EQ(FindNode(fused, "sub")->op(), "Sub");
+  EXPECT_EQ(ChainOps(*FindNode(fused, "f1")), (std::vector<std::string>{"Exp", "Tanh"}));
+
+  // Arithmetic alone (x * 0.5 - 1, no function) stays node by node, as
+  // TensorFlow leaves it.
+  GraphDef arithmetic = ScalarChain();
+  for (NodeDef& node : *arithmetic.mutable_node()) {
+    if (node.name() == "e" || node.name() == "t") node.set_op("Identity");
+  }
+  changed = true;
+  Fused(arithmetic, {"y"}, &changed);
+  EXPECT_FALSE(changed);
+}
+
 TEST(ElementwiseFusion, UnknownFunctionIsInvalidArgument) {
   GraphDef graph;
   NodeDef* x = session_test::AddNode(&graph, "x", "Placeholder");
@@ -183,6 +270,15 @@ TEST(ElementwiseFusion, UnknownFunctionIsInvalidArgument) {
   EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
   EXPECT_NE(status.message().find("Square"), std::string::npos) << status;
   EXPECT_NE(status.message().find("y"), std::string::npos) << status;
+
+  // One scalar for two ops.
+  (*chain->mutable_attr())["ops"].mutable_list()->set_s(1, "Mul");
+  (*chain->mutable_attr())["scalars"].mutable_list()->add_f(2);
+  ASSERT_TRUE(NewSession(SessionOptions(), &session).ok());
+  status = session->Create(graph);
+  if (status.ok()) status = session->Run({{"x", Inputs(4)}}, {"y"}, {}, &outputs);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_NE(status.message().find("one value per op"), std::string::npos) << status;
 }
 
 }  // namespace
