@@ -135,6 +135,21 @@ $(OBJ)/%.o: %.cc | $(PROTO_H) $(GRPC_H)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
+# The hot float kernels are compiled once per instruction set from one
+# source (runtime/kernels/float_kernels_body.h); cpu_dispatch.cc picks a
+# build at run time. -ffp-contract=off keeps exact arithmetic bitwise the
+# same on every ISA. Each object must export only its own ISA's symbols.
+ISA_FLAGS_baseline :=
+# (Eigen's AVX code has an unused variable, and GCC 12 warns falsely about
+# _mm512_undefined_ps inside its own AVX-512 intrinsics.)
+ISA_FLAGS_avx2     := -mavx2 -mfma -Wno-unused-variable
+ISA_FLAGS_avx512   := -mavx2 -mfma -mavx512f -mavx512dq -mavx512bw -mavx512vl \
+                      -Wno-unused-variable -Wno-maybe-uninitialized
+$(OBJ)/runtime/kernels/float_kernels_%.o: runtime/kernels/float_kernels_%.cc | $(PROTO_H) $(GRPC_H)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(ISA_FLAGS_$*) -ffp-contract=off -c $< -o $@
+	bash tools/check_isa_symbols.sh $@ $*
+
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(SANITIZE) -shared -o $@ $^ -Wl,-soname,libtensorweave.so $(LDLIBS)

@@ -1,6 +1,7 @@
 #include "runtime/common_runtime/graph_optimizer.h"
 
 #include "runtime/common_runtime/conv_fusion.h"
+#include "runtime/common_runtime/elementwise_fusion.h"
 #include "runtime/framework/str_util.h"
 
 namespace tensorweave {
@@ -93,6 +94,10 @@ GraphOptimizer DefaultGraphOptimizer(GraphOptimizerOptions options) {
                     });
   optimizer.AddPass("common_subexpression_elimination", copy.common_subexpression_elimination,
                     EliminateCommonSubexpressions);
+  // Chains of float Exp/Log/Tanh/Sigmoid/Sqrt/Rsqrt/Relu become one
+  // _FusedUnaryChain (one pass over memory); after CSE, so chains it merged
+  // are fused once. Part of remapping, as TensorFlow's fusions are.
+  optimizer.AddPass("elementwise_fusion", copy.batch_norm_folding, FuseUnaryChains);
   optimizer.AddPass("dependency_optimization", copy.dependency_optimization, RemoveRelayNoOps);
   return optimizer;
 }

@@ -28,9 +28,15 @@ struct PlainMul {
   }
 };
 // Integer Sub and Mul wrap on overflow, as Add does (cwise_binary.h).
-using SubExpr = WrappingBinaryExpr<WrappingSubFn, PlainSub>;
-using MulExpr = WrappingBinaryExpr<WrappingMulFn, PlainMul>;
+// Float loops come from the CPU's kernel table (cwise_binary.h).
+struct SubExpr : WrappingBinaryExpr<WrappingSubFn, PlainSub> {
+  static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops = &FloatKernelTable::sub;
+};
+struct MulExpr : WrappingBinaryExpr<WrappingMulFn, PlainMul> {
+  static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops = &FloatKernelTable::mul;
+};
 struct DivExpr {
+  static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops = &FloatKernelTable::div;
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
     return a / b;

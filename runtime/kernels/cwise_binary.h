@@ -17,6 +17,7 @@
 
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/kernels/cpu_dispatch.h"
 #include "runtime/kernels/eigen_helpers.h"
 
 namespace tensorweave {
@@ -103,22 +104,50 @@ struct TruncatingDivide {
 };
 
 // x + y as an Eigen expression (shared by Add, AddV2, BiasAdd and AddN).
-using AddExpr = WrappingBinaryExpr<WrappingAddFn, PlainAdd>;
+// Its float loops come from the CPU's kernel table (below).
+struct AddExpr : WrappingBinaryExpr<WrappingAddFn, PlainAdd> {
+  static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops = &FloatKernelTable::add;
+};
+
+// Whether Expr names its float loops in the kernel table
+// (`static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops`).
+template <typename Expr, typename = void>
+struct HasFloatLoops : std::false_type {};
+template <typename Expr>
+struct HasFloatLoops<Expr, std::void_t<decltype(Expr::kFloatLoops)>> : std::true_type {};
 
 // The three flat loops, written as Eigen expressions of `Expr`, a functor
-// mapping two Eigen expressions to one (a + b, a < b, ...).
+// mapping two Eigen expressions to one (a + b, a < b, ...). Float loops
+// of an Expr that names its table entry run from the table built for the
+// CPU's instruction set (cpu_dispatch.h) instead, the same expression
+// compiled for AVX2 or AVX-512.
 template <typename In, typename Out, typename Expr>
 struct EigenBinaryLoops {
+  static constexpr bool kFromTable =
+      std::is_same_v<In, float> && std::is_same_v<Out, float> && HasFloatLoops<Expr>::value;
+
   static void VectorVector(const In* x, const In* y, Out* z, int64_t n) {
-    EigenVector<Out>(z, n) = Expr()(ConstEigenVector<In>(x, n), ConstEigenVector<In>(y, n));
+    if constexpr (kFromTable) {
+      (ActiveFloatKernels().*Expr::kFloatLoops).vector_vector(x, y, z, n);
+    } else {
+      EigenVector<Out>(z, n) = Expr()(ConstEigenVector<In>(x, n), ConstEigenVector<In>(y, n));
+    }
   }
   static void VectorScalar(const In* x, In y, Out* z, int64_t n) {
-    ConstEigenVector<In> xs(x, n);
-    EigenVector<Out>(z, n) = Expr()(xs, xs.constant(y));
+    if constexpr (kFromTable) {
+      (ActiveFloatKernels().*Expr::kFloatLoops).vector_scalar(x, y, z, n);
+    } else {
+      ConstEigenVector<In> xs(x, n);
+      EigenVector<Out>(z, n) = Expr()(xs, xs.constant(y));
+    }
   }
   static void ScalarVector(In x, const In* y, Out* z, int64_t n) {
-    ConstEigenVector<In> ys(y, n);
-    EigenVector<Out>(z, n) = Expr()(ys.constant(x), ys);
+    if constexpr (kFromTable) {
+      (ActiveFloatKernels().*Expr::kFloatLoops).scalar_vector(x, y, z, n);
+    } else {
+      ConstEigenVector<In> ys(y, n);
+      EigenVector<Out>(z, n) = Expr()(ys.constant(x), ys);
+    }
   }
 };
 

@@ -11,12 +11,14 @@ namespace tensorweave {
 namespace {
 
 struct MaximumExpr {
+  static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops = &FloatKernelTable::maximum;
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
     return a.template cwiseMax<Eigen::PropagateNaN>(b);
   }
 };
 struct MinimumExpr {
+  static constexpr FloatBinaryLoops FloatKernelTable::*kFloatLoops = &FloatKernelTable::minimum;
   template <typename A, typename B>
   auto operator()(const A& a, const B& b) const {
     return a.template cwiseMin<Eigen::PropagateNaN>(b);

@@ -11,18 +11,21 @@ namespace tensorweave {
 namespace {
 
 struct SqrtExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::sqrt;
   template <typename A>
   auto operator()(const A& a) const {
     return a.sqrt();
   }
 };
 struct RsqrtExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::rsqrt;
   template <typename A>
   auto operator()(const A& a) const {
     return a.rsqrt();
   }
 };
 struct ExpExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::exp;
   template <typename A>
   auto operator()(const A& a) const {
     return a.exp();
@@ -36,6 +39,7 @@ struct Expm1Expr {
   }
 };
 struct LogExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::log;
   template <typename A>
   auto operator()(const A& a) const {
     return a.log();
@@ -48,12 +52,14 @@ struct Log1pExpr {
   }
 };
 struct TanhExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::tanh;
   template <typename A>
   auto operator()(const A& a) const {
     return a.tanh();
   }
 };
 struct SigmoidExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::sigmoid;
   template <typename A>
   auto operator()(const A& a) const {
     return a.sigmoid();
@@ -65,10 +71,15 @@ struct SigmoidExpr {
 // positive number instead of 0 and results that should be subnormal are
 // wrong. A block holding such an input is computed with std::exp instead
 // (checked before writing, since the output may be the input's buffer).
+// The float table's exp (float_kernels_body.h) does the same check itself.
 struct ExactExp {
   explicit ExactExp(OpKernelConstruction* c) : eigen(c) {}
   template <typename T>
   void operator()(const T* in, T* out, int64_t n) const {
+    if constexpr (std::is_same_v<T, float>) {
+      ActiveFloatKernels().exp(in, out, n);
+      return;
+    }
     const T clamp = std::is_same<T, float>::value ? T(-87) : T(-708);
     if (std::none_of(in, in + n, [clamp](T v) { return v < clamp; })) {
       eigen(in, out, n);

@@ -23,6 +23,7 @@
 
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/kernels/cpu_dispatch.h"
 #include "runtime/kernels/eigen_helpers.h"
 
 namespace tensorweave {
@@ -80,17 +81,27 @@ struct IntegerFnOf<Expr, std::void_t<typename Expr::IntegerFn>> {
   using type = typename Expr::IntegerFn;
 };
 
+// Whether Expr names its float loop in the kernel table
+// (`static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop`).
+template <typename Expr, typename = void>
+struct HasFloatLoop : std::false_type {};
+template <typename Expr>
+struct HasFloatLoop<Expr, std::void_t<decltype(Expr::kFloatLoop)>> : std::true_type {};
+
 // A block as one Eigen expression, `Expr()(input block)`. An Expr may name
 // an `IntegerFn` run on integer dtypes instead, element by element (the
 // wrapping Neg, Square and Abs of kernel_util.h, where Eigen's would
-// overflow).
+// overflow), and its float loop in the kernel table, which runs the same
+// expression compiled for the CPU's instruction set (cpu_dispatch.h).
 template <typename Expr>
 struct EigenUnary {
   explicit EigenUnary(OpKernelConstruction*) {}
   template <typename T>
   void operator()(const T* in, T* out, int64_t n) const {
     using IntegerFn = typename IntegerFnOf<Expr>::type;
-    if constexpr (std::is_integral_v<T> && !std::is_void_v<IntegerFn>) {
+    if constexpr (std::is_same_v<T, float> && HasFloatLoop<Expr>::value) {
+      (ActiveFloatKernels().*Expr::kFloatLoop)(in, out, n);
+    } else if constexpr (std::is_integral_v<T> && !std::is_void_v<IntegerFn>) {
       BlockedMap(in, out, n, IntegerFn());
     } else {
       EigenVector<T>(out, n) = Expr()(ConstEigenVector<T>(in, n));

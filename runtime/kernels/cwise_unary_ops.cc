@@ -37,6 +37,7 @@ struct AbsExpr {
   }
 };
 struct ReluExpr {
+  static constexpr FloatUnaryLoop FloatKernelTable::*kFloatLoop = &FloatKernelTable::relu;
   template <typename A>
   auto operator()(const A& a) const {
     using T = std::remove_const_t<typename A::Scalar>;

@@ -8,9 +8,11 @@
 //   backprop_j    = exp(x_j - max) / s - labels_j
 // The sparse op's labels are class indices, i.e. one-hot rows.
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/chunked_sum.h"
+#include "runtime/kernels/cpu_dispatch.h"
 #include "runtime/kernels/kernel_util.h"
 
 namespace tensorweave {
@@ -19,8 +21,20 @@ namespace {
 // One row: fills backprop with softmax (not yet minus the labels) and
 // returns log(s), the log of the shifted exponentials' sum; `max_out` gets
 // the row's maximum.
+// Float rows run as passes of the CPU's float kernel table (cpu_dispatch.h)
+// over the row, which stays in cache: max, shift, exp, sum, scale.
 template <typename T>
 T SoftmaxRow(const T* logits, int64_t classes, T* backprop, T* max_out) {
+  if constexpr (std::is_same_v<T, float>) {
+    const FloatKernelTable& table = ActiveFloatKernels();
+    const float max_value = table.max(logits, classes);
+    table.sub.vector_scalar(logits, max_value, backprop, classes);
+    table.exp(backprop, backprop, classes);
+    const float sum = table.sum(backprop, classes);
+    table.mul.vector_scalar(backprop, 1.0f / sum, backprop, classes);
+    *max_out = max_value;
+    return std::log(sum);
+  }
   T max_value = logits[0];
   for (int64_t j = 1; j < classes; ++j) max_value = logits[j] > max_value ? logits[j] : max_value;
   T sum = 0;

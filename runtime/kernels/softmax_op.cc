@@ -2,7 +2,9 @@
 // so that large logits do not overflow: softmax = exp(x - max) / sum and
 // log_softmax = (x - max) - log(sum), sum = sum(exp(x - max)).
 #include <cmath>
+#include <type_traits>
 
+#include "runtime/kernels/cpu_dispatch.h"
 #include "runtime/kernels/eigen_helpers.h"
 
 namespace tensorweave {
@@ -27,6 +29,15 @@ class SoftmaxOp : public OpKernel {
     // Each row is read before it is written, so in == out is fine.
     ParallelFor(ctx, rows, 2 * depth * sizeof(T), depth * (kTranscendentalCycles + 3),
                 [&](int64_t begin, int64_t end) {
+                  // Float rows: the same computation from the CPU's kernel
+                  // table (cpu_dispatch.h).
+                  if constexpr (std::is_same_v<T, float>) {
+                    const auto softmax = ActiveFloatKernels().softmax;
+                    for (int64_t r = begin; r < end; ++r) {
+                      softmax(in + r * depth, out + r * depth, depth, kLog);
+                    }
+                    return;
+                  }
                   for (int64_t r = begin; r < end; ++r) {
                     ConstEigenVector<T> x(in + r * depth, depth);
                     EigenVector<T> y(out + r * depth, depth);

@@ -32,8 +32,10 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "runtime/kernels/cpu_dispatch.h"
 #include "runtime/kernels/eigen_helpers.h"
 #include "runtime/kernels/resource_variable.h"
 #include "runtime/ops/index_vector.h"
@@ -335,6 +337,20 @@ class ApplyAdamOp : public ApplyOpBase<T> {
     const T beta1_power = c.scalars[0], beta2_power = c.scalars[1], lr = c.scalars[2];
     const T beta1 = c.scalars[3], beta2 = c.scalars[4], epsilon = c.scalars[5];
     const T lr_t = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
+    if constexpr (std::is_same_v<T, float>) {
+      // The same update from the CPU's kernel table (cpu_dispatch.h).
+      const AdamChunk chunk{{c.in[0], c.in[1], c.in[2]},
+                            {c.out[0], c.out[1], c.out[2]},
+                            c.grad,
+                            c.length,
+                            lr_t,
+                            beta1,
+                            beta2,
+                            epsilon,
+                            use_nesterov_};
+      ActiveFloatKernels().adam(chunk);
+      return;
+    }
     c.New(1) = c.Old(1) + (c.Grad() - c.Old(1)) * (T(1) - beta1);
     c.New(2) = c.Old(2) + (c.Grad().square() - c.Old(2)) * (T(1) - beta2);
     if (use_nesterov_) {
