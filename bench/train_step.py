@@ -3,7 +3,8 @@
 One step = feed a float32 batch and int64 labels, forward, sparse softmax cross
 entropy (mean), backward, Adam update of the six variables. Prints
 tensorweave's figure next to a numpy implementation of the same step in the
-same process (and TensorFlow's tf.compat.v1 when importable). Before timing,
+same process, and TensorFlow's tf.compat.v1 (in this process when it
+imports, else re-run under $TENSORFLOW_PYTHON, see tensorflow_side.py). Before timing,
 both implementations start from the same weights and must agree on the loss
 and the updated weights after a few steps, so the figures compare equal work.
 Usage: PYTHONPATH=python python bench/train_step.py [--steps N]
@@ -11,9 +12,15 @@ Usage: PYTHONPATH=python python bench/train_step.py [--steps N]
 
 import argparse
 import itertools
+import json
+import os
+import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tensorflow_side
 
 SIZES = (784, 256, 256, 10)
 BATCH = 128
@@ -200,9 +207,8 @@ def main():
         action="store_true",
         help="also time an empty run, the forward pass and the gradients",
     )
+    parser.add_argument("--only", choices=["tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
-
-    import tensorweave
 
     rng = np.random.RandomState(0)
     weights = initial_weights(rng)
@@ -211,27 +217,31 @@ def main():
         rng.randint(0, SIZES[-1], BATCH).astype(np.int64),
     )
 
+    def tensorflow_step():
+        return bench_graph(
+            tensorflow_side.tensorflow_v1(), weights, data, args.steps, args.breakdown
+        )
+
+    if args.only == "tensorflow":  # the re-run under TensorFlow's Python
+        print(json.dumps(tensorflow_step()))
+        return
+
+    import tensorweave
+
     ours = bench_graph(tensorweave, weights, data, args.steps, args.breakdown)
     rows = [
         ("tensorweave Session.run(train_op)", ours),
         ("numpy step", bench_numpy(weights, data, args.steps)),
     ]
-    try:
-        import tensorflow
-    except ImportError:
-        rows.append(("tensorflow tf.compat.v1", None))
-    else:
-        tensorflow.compat.v1.disable_eager_execution()
-        rows.append(
-            (
-                "tensorflow tf.compat.v1",
-                bench_graph(tensorflow, weights, data, args.steps, args.breakdown),
-            )
-        )
+    # TensorFlow here when it imports, else in its own virtualenv.
+    arguments = ["--steps", str(args.steps)] + (["--breakdown"] if args.breakdown else [])
+    rows.append(
+        ("tensorflow tf.compat.v1", tensorflow_side.figures(__file__, arguments, tensorflow_step))
+    )
     print(f"Adam step, MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32")
     for label, micros in rows:
         if micros is None:
-            print(f"{label:36s} not installed (pip install tensorflow to compare)")
+            print(f"{label:36s} not available (pip install tensorflow, or set TENSORFLOW_PYTHON)")
         else:
             print(f"{label:36s} {micros:9.1f} us per step   ({micros / ours:.2f}x tensorweave)")
 
