@@ -93,6 +93,10 @@ GraphOptimizer DefaultGraphOptimizer(GraphOptimizerOptions options) {
                     });
   optimizer.AddPass("common_subexpression_elimination", copy.common_subexpression_elimination,
                     EliminateCommonSubexpressions);
+  // Nodes only waited for become NoOps first, which the relay removal
+  // then bypasses.
+  optimizer.AddPass("dependency_optimization", copy.dependency_optimization,
+                    ConvertUnreadNodesToNoOps);
   optimizer.AddPass("dependency_optimization", copy.dependency_optimization, RemoveRelayNoOps);
   return optimizer;
 }
