@@ -509,21 +509,25 @@ TEST(NnKernelLoss, L2Loss) {
 
 TEST(NnKernelBias, BiasAddGrad) {
   std::mt19937 rng(5);
-  for (const char* format : {"NHWC", "NCHW"}) {
-    SCOPED_TRACE(format);
-    const bool nchw = std::string(format) == "NCHW";
-    const TensorShape shape({3, 4, 5, 6});
-    const Tensor grad = RandomTensor<double>(shape, &rng);
-    const int channel = nchw ? 1 : 3;
-    std::vector<double> expected(shape.dim_size(channel), 0.0);
-    for (int64_t i = 0; i < shape.num_elements(); ++i) {
-      const int64_t c = nchw ? (i / 30) % 4 : i % 6;
-      expected[c] += grad.data<double>()[i];
+  // The last dimension 37 is two blocks of 16 channels and a tail of 5 for
+  // NHWC, where the kernel adds rows 16 channels at a time.
+  for (const TensorShape& shape : {TensorShape({3, 4, 5, 6}), TensorShape({3, 4, 5, 37})}) {
+    for (const char* format : {"NHWC", "NCHW"}) {
+      SCOPED_TRACE(StrCat(format, " ", shape.DebugString()));
+      const bool nchw = std::string(format) == "NCHW";
+      const Tensor grad = RandomTensor<double>(shape, &rng);
+      const int channel = nchw ? 1 : 3;
+      const int64_t image_size = shape.dim_size(2) * shape.dim_size(3);
+      std::vector<double> expected(shape.dim_size(channel), 0.0);
+      for (int64_t i = 0; i < shape.num_elements(); ++i) {
+        const int64_t c = nchw ? (i / image_size) % shape.dim_size(1) : i % shape.dim_size(3);
+        expected[c] += grad.data<double>()[i];
+      }
+      KernelRunner bias_grad(
+          NodeBuilder("BiasAddGrad").Attr("T", DT_DOUBLE).Attr("data_format", format).Build());
+      TW_ASSERT_OK(bias_grad.Compute({grad}));
+      ExpectNear<double>(bias_grad.output(0), {shape.dim_size(channel)}, expected, 1e-12);
     }
-    KernelRunner bias_grad(
-        NodeBuilder("BiasAddGrad").Attr("T", DT_DOUBLE).Attr("data_format", format).Build());
-    TW_ASSERT_OK(bias_grad.Compute({grad}));
-    ExpectNear<double>(bias_grad.output(0), {shape.dim_size(channel)}, expected, 1e-12);
   }
   KernelRunner matrix(Typed("BiasAddGrad", DT_FLOAT));
   TW_ASSERT_OK(matrix.Compute({MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}));
