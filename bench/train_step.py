@@ -7,6 +7,8 @@ same process, and TensorFlow's tf.compat.v1 (in this process when it
 imports, else re-run under $TENSORFLOW_PYTHON, see tensorflow_side.py). Before timing,
 both implementations start from the same weights and must agree on the loss
 and the updated weights after a few steps, so the figures compare equal work.
+Each row gives the best wall time per step and the mean CPU time per step
+(all threads): on a shared machine the second is the steadier comparison.
 Usage: PYTHONPATH=python python bench/train_step.py [--steps N]
 """
 
@@ -36,6 +38,16 @@ def _best_of(function, steps, repeats=5):
             function()
         best = min(best, (time.perf_counter() - start) / steps)
     return best * 1e6
+
+
+def _cpu_per_step(function, steps):
+    """Mean CPU time (all of the process's threads) of one call, in microseconds:
+    steadier than wall time on a shared machine, where other people's work
+    takes cores away, and it counts threads that spin instead of working."""
+    start = time.process_time()
+    for _ in range(steps):
+        function()
+    return (time.process_time() - start) / steps * 1e6
 
 
 def initial_weights(rng):
@@ -196,7 +208,7 @@ def bench_graph(tf, weights, data, steps, breakdown=False):
                 f"{forward:.1f} us, + backward (gradients) {backward - forward:.1f} us, "
                 f"+ Adam updates {step - backward:.1f} us = step {step:.1f} us"
             )
-        return step
+        return [step, _cpu_per_step(lambda: session.run(train_op, feed), steps)]
 
 
 def main():
@@ -231,7 +243,7 @@ def main():
     ours = bench_graph(tensorweave, weights, data, args.steps, args.breakdown)
     rows = [
         ("tensorweave Session.run(train_op)", ours),
-        ("numpy step", bench_numpy(weights, data, args.steps)),
+        ("numpy step", [bench_numpy(weights, data, args.steps), None]),
     ]
     # TensorFlow here when it imports, else in its own virtualenv.
     arguments = ["--steps", str(args.steps)] + (["--breakdown"] if args.breakdown else [])
@@ -239,11 +251,16 @@ def main():
         ("tensorflow tf.compat.v1", tensorflow_side.figures(__file__, arguments, tensorflow_step))
     )
     print(f"Adam step, MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32")
-    for label, micros in rows:
-        if micros is None:
+    print(f"{'':36s} best wall time per step            mean CPU time per step")
+    for label, figures in rows:
+        if figures is None:
             print(f"{label:36s} not available (pip install tensorflow, or set TENSORFLOW_PYTHON)")
-        else:
-            print(f"{label:36s} {micros:9.1f} us per step   ({micros / ours:.2f}x tensorweave)")
+            continue
+        wall, cpu = figures
+        line = f"{label:36s} {wall:9.1f} us ({wall / ours[0]:.2f}x tensorweave)"
+        if cpu is not None:
+            line += f"   {cpu:9.1f} us ({cpu / ours[1]:.2f}x tensorweave)"
+        print(line)
 
 
 if __name__ == "__main__":
