@@ -3,17 +3,26 @@
 One step = feed a float32 batch and int64 labels, forward, sparse softmax cross
 entropy (mean), backward, Adam update of the six variables. Prints
 tensorweave's figure next to a numpy implementation of the same step in the
-same process (and TensorFlow's tf.compat.v1 when importable). Before timing,
+same process, and TensorFlow's tf.compat.v1 (in this process when it
+imports, else re-run under $TENSORFLOW_PYTHON, see tensorflow_side.py). Before timing,
 both implementations start from the same weights and must agree on the loss
 and the updated weights after a few steps, so the figures compare equal work.
+Each row gives the best wall time per step and the mean CPU time per step
+(all threads): on a shared machine the second is the steadier comparison.
 Usage: PYTHONPATH=python python bench/train_step.py [--steps N]
 """
 
 import argparse
 import itertools
+import json
+import os
+import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tensorflow_side
 
 SIZES = (784, 256, 256, 10)
 BATCH = 128
@@ -29,6 +38,16 @@ def _best_of(function, steps, repeats=5):
             function()
         best = min(best, (time.perf_counter() - start) / steps)
     return best * 1e6
+
+
+def _cpu_per_step(function, steps):
+    """Mean CPU time (all of the process's threads) of one call, in microseconds:
+    steadier than wall time on a shared machine, where other people's work
+    takes cores away, and it counts threads that spin instead of working."""
+    start = time.process_time()
+    for _ in range(steps):
+        function()
+    return (time.process_time() - start) / steps * 1e6
 
 
 def initial_weights(rng):
@@ -189,7 +208,7 @@ def bench_graph(tf, weights, data, steps, breakdown=False):
                 f"{forward:.1f} us, + backward (gradients) {backward - forward:.1f} us, "
                 f"+ Adam updates {step - backward:.1f} us = step {step:.1f} us"
             )
-        return step
+        return [step, _cpu_per_step(lambda: session.run(train_op, feed), steps)]
 
 
 def main():
@@ -200,9 +219,8 @@ def main():
         action="store_true",
         help="also time an empty run, the forward pass and the gradients",
     )
+    parser.add_argument("--only", choices=["tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
-
-    import tensorweave
 
     rng = np.random.RandomState(0)
     weights = initial_weights(rng)
@@ -211,29 +229,38 @@ def main():
         rng.randint(0, SIZES[-1], BATCH).astype(np.int64),
     )
 
+    def tensorflow_step():
+        return bench_graph(
+            tensorflow_side.tensorflow_v1(), weights, data, args.steps, args.breakdown
+        )
+
+    if args.only == "tensorflow":  # the re-run under TensorFlow's Python
+        print(json.dumps(tensorflow_step()))
+        return
+
+    import tensorweave
+
     ours = bench_graph(tensorweave, weights, data, args.steps, args.breakdown)
     rows = [
         ("tensorweave Session.run(train_op)", ours),
-        ("numpy step", bench_numpy(weights, data, args.steps)),
+        ("numpy step", [bench_numpy(weights, data, args.steps), None]),
     ]
-    try:
-        import tensorflow
-    except ImportError:
-        rows.append(("tensorflow tf.compat.v1", None))
-    else:
-        tensorflow.compat.v1.disable_eager_execution()
-        rows.append(
-            (
-                "tensorflow tf.compat.v1",
-                bench_graph(tensorflow, weights, data, args.steps, args.breakdown),
-            )
-        )
+    # TensorFlow here when it imports, else in its own virtualenv.
+    arguments = ["--steps", str(args.steps)] + (["--breakdown"] if args.breakdown else [])
+    rows.append(
+        ("tensorflow tf.compat.v1", tensorflow_side.figures(__file__, arguments, tensorflow_step))
+    )
     print(f"Adam step, MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32")
-    for label, micros in rows:
-        if micros is None:
-            print(f"{label:36s} not installed (pip install tensorflow to compare)")
-        else:
-            print(f"{label:36s} {micros:9.1f} us per step   ({micros / ours:.2f}x tensorweave)")
+    print(f"{'':36s} best wall time per step            mean CPU time per step")
+    for label, figures in rows:
+        if figures is None:
+            print(f"{label:36s} not available (pip install tensorflow, or set TENSORFLOW_PYTHON)")
+            continue
+        wall, cpu = figures
+        line = f"{label:36s} {wall:9.1f} us ({wall / ours[0]:.2f}x tensorweave)"
+        if cpu is not None:
+            line += f"   {cpu:9.1f} us ({cpu / ours[1]:.2f}x tensorweave)"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,10 @@ GraphOptimizer DefaultGraphOptimizer(GraphOptimizerOptions options) {
   // _FusedUnaryChain (one pass over memory); after CSE, so chains it merged
   // are fused once. Part of remapping, as TensorFlow's fusions are.
   optimizer.AddPass("elementwise_fusion", copy.batch_norm_folding, FuseUnaryChains);
+  // Nodes only waited for become NoOps first, which the relay removal
+  // then bypasses.
+  optimizer.AddPass("dependency_optimization", copy.dependency_optimization,
+                    ConvertUnreadNodesToNoOps);
   optimizer.AddPass("dependency_optimization", copy.dependency_optimization, RemoveRelayNoOps);
   return optimizer;
 }

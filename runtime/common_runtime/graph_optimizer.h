@@ -141,6 +141,8 @@ Status FoldBatchNorms(const GraphOptimizerOptions& options, Graph* graph, bool* 
 // common_subexpression.cc
 Status EliminateCommonSubexpressions(const GraphOptimizerOptions& options, Graph* graph,
                                      bool* changed);
+// unread_nodes.cc
+Status ConvertUnreadNodesToNoOps(const GraphOptimizerOptions& options, Graph* graph, bool* changed);
 // arithmetic_simplifier.cc
 Status RemoveRelayNoOps(const GraphOptimizerOptions& options, Graph* graph, bool* changed);
 

@@ -61,6 +61,22 @@ class BiasAddOp : public BiasOpBase {
 TW_FOR_EACH_NUMBER(TW_REGISTER_BIAS_ADD)
 #undef TW_REGISTER_BIAS_ADD
 
+// partial[c] += row[c] for c < channels. Sixteen channels at a time go
+// through a local array, a loop GCC vectorizes at -O2; a plain loop over
+// `channels` stays scalar (partial might alias row), which made BiasAddGrad
+// of the tutorial CNN's [128, 28, 28, 32] gradient ~2x TensorFlow's time.
+template <typename T>
+void AddRow(const T* row, int64_t channels, T* partial) {
+  constexpr int kLanes = 16;
+  int64_t c = 0;
+  for (; c + kLanes <= channels; c += kLanes) {
+    T sums[kLanes];
+    for (int k = 0; k < kLanes; ++k) sums[k] = WrappingAdd(partial[c + k], row[c + k]);
+    for (int k = 0; k < kLanes; ++k) partial[c + k] = sums[k];
+  }
+  for (; c < channels; ++c) partial[c] = WrappingAdd(partial[c], row[c]);
+}
+
 // Viewed as [outer, channels, inner] (inner = 1 for NHWC, outer = 1 for a
 // rank-2 NCHW input), the result is the sum over outer and inner of each
 // channel.
@@ -93,7 +109,7 @@ class BiasAddGradOp : public BiasOpBase {
           for (int64_t o = begin; o < end; ++o) {
             const T* block = in + o * channels * inner;
             if (inner == 1) {
-              for (int64_t c = 0; c < channels; ++c) partial[c] = WrappingAdd(partial[c], block[c]);
+              AddRow(block, channels, partial);
             } else {
               for (int64_t c = 0; c < channels; ++c) {
                 T sum = 0;

@@ -624,6 +624,35 @@ TEST(DependencyOptimizationTest, RelayNoOpsGoButTargetsStay) {
   EXPECT_EQ(FindNode(optimized, "target")->input(0), "^counter");
 }
 
+// The shape gradients() gives an op's input gradients (a tuple gated by a
+// group_deps NoOp): the gradient nobody reads only runs for the group.
+TEST(DependencyOptimizationTest, NodesOnlyWaitedForBecomeNoOps) {
+  GraphDef graph;
+  AddPlaceholder(&graph, "x");
+  AddPlaceholder(&graph, "w");
+  Binary(&graph, "unread_product", "Mul", "x", "w");
+  Unary(&graph, "unread_negation", "Neg", "unread_product");  // a chain of unread nodes
+  Binary(&graph, "read", "Mul", "x", "x");
+  AddNode(&graph, "counter", "SessionTestCounter");  // stateful: runs even if unread
+  AddNode(&graph, "group_deps", "NoOp", {"^unread_negation", "^read", "^counter"});
+  NodeDef* out = AddNode(&graph, "out", "Identity", {"read", "^group_deps"});
+  SetAttr(out, "T", DT_FLOAT);
+  ConfigProto config;  // the graph is smaller than the default minimum
+  config.mutable_graph_options()->mutable_rewrite_options()->set_min_graph_nodes(-1);
+  GraphDef optimized = Optimized(graph, {"x:0", "w:0"}, {"out:0"}, {}, config);
+  EXPECT_EQ(CountOps(optimized, "Mul"), 1);
+  EXPECT_EQ(CountOps(optimized, "Neg"), 0);
+  EXPECT_EQ(OpOf(optimized, "read"), "Mul");
+  EXPECT_EQ(OpOf(optimized, "counter"), "SessionTestCounter");
+  // The rewrite follows RewriterConfig.dependency_optimization.
+  config.mutable_graph_options()->mutable_rewrite_options()->set_dependency_optimization(
+      RewriterConfig::OFF);
+  GraphDef kept = Optimized(graph, {"x:0", "w:0"}, {"out:0"}, {}, config);
+  EXPECT_EQ(OpOf(kept, "unread_product"), "Mul");
+  EXPECT_EQ(OpOf(kept, "unread_negation"), "Neg");
+  ExpectSameResults(graph, {{"x:0", FloatScalar(3.0f)}, {"w:0", FloatScalar(2.0f)}}, {"out:0"});
+}
+
 // --- common subexpression elimination -------------------------------------------------
 
 TEST(CommonSubexpressionTest, IdenticalNodesMergeInEitherOperandOrder) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 
 #include "tests/runtime/kernel_test_util.h"
@@ -286,11 +287,19 @@ void CheckPoolCase(const PoolCase& k, std::mt19937* rng) {
 TEST(NnKernelPool, MatchesNaiveLoops) {
   std::mt19937 rng(11);
   const std::vector<PoolCase> cases = {
-      {1, 4, 4, 1, 2, 2, 2, 2, false},  {1, 5, 5, 1, 2, 2, 2, 2, true},
-      {2, 7, 6, 3, 3, 3, 2, 2, true},   {2, 7, 6, 3, 3, 2, 1, 2, false},
-      {3, 8, 8, 4, 3, 3, 1, 1, true},   {1, 3, 3, 2, 3, 3, 3, 3, true},
-      {4, 9, 5, 2, 1, 1, 2, 3, false},  {2, 6, 6, 5, 4, 4, 3, 3, true},
+      {1, 4, 4, 1, 2, 2, 2, 2, false},
+      {1, 5, 5, 1, 2, 2, 2, 2, true},
+      {2, 7, 6, 3, 3, 3, 2, 2, true},
+      {2, 7, 6, 3, 3, 2, 1, 2, false},
+      {3, 8, 8, 4, 3, 3, 1, 1, true},
+      {1, 3, 3, 2, 3, 3, 3, 3, true},
+      {4, 9, 5, 2, 1, 1, 2, 3, false},
+      {2, 6, 6, 5, 4, 4, 3, 3, true},
       {64, 8, 8, 16, 2, 2, 2, 2, true},
+      // Depths past one block of 16 channels, with a tail of 5 and of 5
+      // after two blocks: the kernels take channels 16 at a time.
+      {2, 6, 5, 21, 3, 3, 2, 2, true},
+      {1, 5, 5, 37, 2, 2, 2, 2, false},
   };
   for (const PoolCase& k : cases) {
     CheckPoolCase<float>(k, &rng);
@@ -304,6 +313,34 @@ TEST(NnKernelPool, TiesGoToTheFirstMaximum) {
   TW_ASSERT_OK(grad.Compute(
       {input, MakeTensor<float>({1, 1, 1, 1}, {3}), MakeTensor<float>({1, 1, 1, 1}, {5})}));
   ExpectValues<float>(grad.output(0), {1, 2, 2, 1}, {0, 5, 0, 0});
+}
+
+// Every channel of a block of 16 and of the tail after it: a window of
+// equal values routes its gradient to the first element, and a NaN met
+// first stays the maximum while a later NaN never replaces one.
+TEST(NnKernelPool, TiesAndNaNsInEveryChannelLane) {
+  constexpr int kDepth = 19;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> input(4 * kDepth, 2.0f);
+  for (int d = 0; d < kDepth; ++d) {
+    if (d % 3 == 1) input[d] = nan;               // pixel 0: NaN first
+    if (d % 3 == 2) input[2 * kDepth + d] = nan;  // pixel 2: NaN later
+  }
+  std::vector<float> dy(kDepth);
+  for (int d = 0; d < kDepth; ++d) dy[d] = static_cast<float>(d + 1);
+  KernelRunner grad(WindowNode("MaxPoolGrad", DT_FLOAT, {1, 2, 2, 1}, "VALID", {1, 2, 2, 1}));
+  TW_ASSERT_OK(grad.Compute({MakeTensor<float>({1, 2, 2, kDepth}, input),
+                             MakeTensor<float>({1, 1, 1, kDepth}, std::vector<float>(kDepth, 2)),
+                             MakeTensor<float>({1, 1, 1, kDepth}, dy)}));
+  // Ties and NaNs both leave each channel's gradient on pixel 0.
+  std::vector<float> expected(4 * kDepth, 0.0f);
+  for (int d = 0; d < kDepth; ++d) expected[d] = dy[d];
+  ExpectValues<float>(grad.output(0), {1, 2, 2, kDepth}, expected);
+
+  // MaxPool ignores a NaN wherever it is in the window.
+  KernelRunner pool(WindowNode("MaxPool", DT_FLOAT, {1, 2, 2, 1}, "VALID", {1, 2, 2, 1}));
+  TW_ASSERT_OK(pool.Compute({MakeTensor<float>({1, 2, 2, kDepth}, input)}));
+  ExpectValues<float>(pool.output(0), {1, 1, 1, kDepth}, std::vector<float>(kDepth, 2.0f));
 }
 
 TEST(NnKernelPool, Errors) {
@@ -472,21 +509,25 @@ TEST(NnKernelLoss, L2Loss) {
 
 TEST(NnKernelBias, BiasAddGrad) {
   std::mt19937 rng(5);
-  for (const char* format : {"NHWC", "NCHW"}) {
-    SCOPED_TRACE(format);
-    const bool nchw = std::string(format) == "NCHW";
-    const TensorShape shape({3, 4, 5, 6});
-    const Tensor grad = RandomTensor<double>(shape, &rng);
-    const int channel = nchw ? 1 : 3;
-    std::vector<double> expected(shape.dim_size(channel), 0.0);
-    for (int64_t i = 0; i < shape.num_elements(); ++i) {
-      const int64_t c = nchw ? (i / 30) % 4 : i % 6;
-      expected[c] += grad.data<double>()[i];
+  // The last dimension 37 is two blocks of 16 channels and a tail of 5 for
+  // NHWC, where the kernel adds rows 16 channels at a time.
+  for (const TensorShape& shape : {TensorShape({3, 4, 5, 6}), TensorShape({3, 4, 5, 37})}) {
+    for (const char* format : {"NHWC", "NCHW"}) {
+      SCOPED_TRACE(StrCat(format, " ", shape.DebugString()));
+      const bool nchw = std::string(format) == "NCHW";
+      const Tensor grad = RandomTensor<double>(shape, &rng);
+      const int channel = nchw ? 1 : 3;
+      const int64_t image_size = shape.dim_size(2) * shape.dim_size(3);
+      std::vector<double> expected(shape.dim_size(channel), 0.0);
+      for (int64_t i = 0; i < shape.num_elements(); ++i) {
+        const int64_t c = nchw ? (i / image_size) % shape.dim_size(1) : i % shape.dim_size(3);
+        expected[c] += grad.data<double>()[i];
+      }
+      KernelRunner bias_grad(
+          NodeBuilder("BiasAddGrad").Attr("T", DT_DOUBLE).Attr("data_format", format).Build());
+      TW_ASSERT_OK(bias_grad.Compute({grad}));
+      ExpectNear<double>(bias_grad.output(0), {shape.dim_size(channel)}, expected, 1e-12);
     }
-    KernelRunner bias_grad(
-        NodeBuilder("BiasAddGrad").Attr("T", DT_DOUBLE).Attr("data_format", format).Build());
-    TW_ASSERT_OK(bias_grad.Compute({grad}));
-    ExpectNear<double>(bias_grad.output(0), {shape.dim_size(channel)}, expected, 1e-12);
   }
   KernelRunner matrix(Typed("BiasAddGrad", DT_FLOAT));
   TW_ASSERT_OK(matrix.Compute({MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}));
