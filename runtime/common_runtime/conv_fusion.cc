@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "runtime/common_runtime/graph_rewrite_util.h"
 #include "runtime/framework/node_def_util.h"
 
 namespace tensorweave {
@@ -35,8 +36,8 @@ Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& prot
   return only != nullptr && only->dst_input() == 0 ? only->dst() : nullptr;
 }
 
-// A chain to fuse: the Conv2D or MatMul, its BiasAdd, the activation (or
-// null).
+// A chain to fuse: the Conv2D, DepthwiseConv2dNative or MatMul, its
+// BiasAdd, the activation (or null).
 struct Chain {
   Node* head;
   Node* bias_add;
@@ -51,7 +52,8 @@ bool SameType(const Node* a, const Node* b) {
 
 // The chain starting at `head` when it can be fused.
 bool FindChain(Node* head, const std::unordered_set<std::string>& protected_nodes, Chain* chain) {
-  const bool conv = head->type_string() == "Conv2D";
+  const bool depthwise = head->type_string() == "DepthwiseConv2dNative";
+  const bool conv = head->type_string() == "Conv2D" || depthwise;
   if (!conv && head->type_string() != "MatMul") return false;
   DataType dtype = DT_INVALID;
   // The fused ops' types: float and double convolutions, float products.
@@ -59,6 +61,8 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
       !(dtype == DT_FLOAT || (conv && dtype == DT_DOUBLE))) {
     return false;
   }
+  // _FusedDepthwiseConv2dNative has no explicit_paddings (TensorFlow's def).
+  if (depthwise && AttrString(head, "padding", "") == "EXPLICIT") return false;
   Node* bias_add = SoleConsumer(head, protected_nodes);
   if (bias_add == nullptr || bias_add->type_string() != "BiasAdd" || !SameType(head, bias_add)) {
     return false;
@@ -74,16 +78,22 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
 }
 
 // The fused node's NodeDef: the head's attrs, the fused ops, the last
-// node's name and device.
+// node's name and device. A convolution whose filter is a Const is marked
+// _filter_is_const, so that its kernel reorders the filter for oneDNN once
+// (kernels/fused_conv_ops.cc); the signature's feeds were rewritten before
+// the optimizer runs, so a Const here is never fed.
 NodeDef FusedNodeDef(const Chain& chain) {
-  const bool conv = chain.head->type_string() == "Conv2D";
+  const std::string& head_op = chain.head->type_string();
+  const bool conv = head_op == "Conv2D";
+  const bool depthwise = head_op == "DepthwiseConv2dNative";
   NodeDef def;
   def.set_name(chain.last()->name());
-  def.set_op(conv ? "_FusedConv2D" : "_FusedMatMul");
+  def.set_op(conv ? "_FusedConv2D" : depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedMatMul");
   def.set_device(chain.last()->requested_device());
   const char* const kConvAttrs[] = {
       "T",           "strides",   "padding",         "explicit_paddings",
       "data_format", "dilations", "use_cudnn_on_gpu"};
+  const char* const kDepthwiseAttrs[] = {"T", "strides", "padding", "data_format", "dilations"};
   const char* const kMatMulAttrs[] = {"T", "transpose_a", "transpose_b"};
   auto copy = [&](const char* name) {
     const AttrValue* value = FindNodeAttr(chain.head->def(), name);
@@ -91,12 +101,20 @@ NodeDef FusedNodeDef(const Chain& chain) {
   };
   if (conv) {
     for (const char* name : kConvAttrs) copy(name);
+  } else if (depthwise) {
+    for (const char* name : kDepthwiseAttrs) copy(name);
   } else {
     for (const char* name : kMatMulAttrs) copy(name);
   }
   auto& attrs = *def.mutable_attr();
   SetAttrValue(int64_t{1}, &attrs["num_args"]);
-  if (conv) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+  if (conv) {
+    attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+    const Edge* filter = nullptr;
+    if (chain.head->input_edge(1, &filter).ok() && IsConstOp(filter->src())) {
+      SetAttrValue(true, &attrs["_filter_is_const"]);
+    }
+  }
   AttrValue::ListValue* fused_ops = attrs["fused_ops"].mutable_list();
   fused_ops->add_s("BiasAdd");
   float alpha = 0.2f;

@@ -9,9 +9,10 @@
 //
 // Primitives are cached per block problem (shape, strides, dilations,
 // padding); the cache holds each primitive's weight reorder too. The
-// filter is reordered into the primitive's blocked layout on every call:
-// the kernel cannot tell a constant filter from a variable updated in
-// place, and caching by address would give stale weights.
+// filter is reordered into the primitive's blocked layout on every call
+// unless the caller says it is a constant (ReorderedFilterCache): the
+// kernel cannot tell a constant filter from a variable updated in place,
+// and caching by address would give stale weights.
 #include "runtime/kernels/conv_onednn.h"
 
 #include <algorithm>
@@ -198,8 +199,21 @@ bool OneDnnConv2DChosen(const ConvGeometry& g) {
   return FasterThroughOneDnn(g);
 }
 
+const char* ReorderedFilterCache::Get(const dnnl::memory::desc& layout,
+                                      const std::function<void(char*)>& fill) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& entry : layouts_) {
+    if (entry.first == layout) return entry.second.get();
+  }
+  onednn_conv::AlignedBuffer buffer = onednn_conv::AllocateAligned(layout.get_size());
+  fill(buffer.get());
+  layouts_.emplace_back(layout, std::move(buffer));
+  return layouts_.back().second.get();
+}
+
 bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const float* input,
-                         const float* filter, float* output, const ConvEpilogue* epilogue) {
+                         const float* filter, float* output, const ConvEpilogue* epilogue,
+                         ReorderedFilterCache* filter_cache) {
   UseOneOpenMpThread();
   std::vector<Block> blocks;
   if (!PlanBlocks(ctx, g, &blocks)) return false;
@@ -228,6 +242,19 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
         block_weights.push_back(block_weights[same]);
         continue;
       }
+      const auto reorder = [&](char* layout_buffer) {
+        float* reordered_filter = reinterpret_cast<float*>(layout_buffer);
+        if (!onednn_conv::ReorderHwioFilter(blocks[b].problem, filter, wanted, reordered_filter)) {
+          memory user(primitives[b]->user_weights, Engine(), const_cast<float*>(filter));
+          memory reordered(wanted, Engine(), reordered_filter);
+          primitives[b]->weights_reorder.execute(stream, user, reordered);
+          stream.wait();
+        }
+      };
+      if (filter_cache != nullptr) {
+        block_weights.push_back(filter_cache->Get(wanted, reorder));
+        continue;
+      }
       char* layout_buffer = nullptr;
       if (first_layout == nullptr) {
         first_layout = onednn_conv::ThreadBuffer(onednn_conv::kFilterSlot, wanted.get_size());
@@ -236,15 +263,9 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
         layouts.push_back(onednn_conv::AllocateAligned(wanted.get_size()));
         layout_buffer = layouts.back().get();
       }
-      float* reordered_filter = reinterpret_cast<float*>(layout_buffer);
-      if (!onednn_conv::ReorderHwioFilter(blocks[b].problem, filter, wanted, reordered_filter)) {
-        memory user(primitives[b]->user_weights, Engine(), const_cast<float*>(filter));
-        memory reordered(wanted, Engine(), reordered_filter);
-        primitives[b]->weights_reorder.execute(stream, user, reordered);
-      }
+      reorder(layout_buffer);
       block_weights.push_back(layout_buffer);
     }
-    stream.wait();
     std::atomic<bool> failed{false};
     const float* bias = epilogue != nullptr ? epilogue->bias : nullptr;
     auto run = [&](size_t b) {

@@ -15,6 +15,11 @@
 #ifndef TENSORWEAVE_KERNELS_CONV_ONEDNN_H_
 #define TENSORWEAVE_KERNELS_CONV_ONEDNN_H_
 
+#include <functional>
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "runtime/framework/conv_geometry.h"
 #include "runtime/kernels/conv_onednn_common.h"
 #include "runtime/kernels/kernel_util.h"
@@ -33,13 +38,31 @@ struct ConvEpilogue {
   float alpha = 0;  // LeakyRelu's slope
 };
 
+// A kernel's filter kept in the blocked layouts oneDNN's primitives read,
+// for a kernel whose filter never changes (a Const input: the remapper marks
+// such _FusedConv2D nodes with the attr _filter_is_const). The reorder, a
+// pass over every weight that costs as much memory traffic as the
+// convolution of a small image, then runs once per layout instead of on
+// every call. Shared by the steps running the kernel at once.
+class ReorderedFilterCache {
+ public:
+  // The filter in `layout`, written into a buffer of layout.get_size()
+  // bytes by fill(buffer) on the first call for that layout.
+  const char* Get(const dnnl::memory::desc& layout, const std::function<void(char*)>& fill);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<dnnl::memory::desc, onednn_conv::AlignedBuffer>> layouts_;
+};
+
 // output = Conv2D(input, filter) (then the epilogue, when given) for the
 // whole batch, split across the intra-op pool; false when oneDNN has no
 // primitive for the geometry (the output may then be partly written: the
-// caller computes all of it again).
+// caller computes all of it again). With `filter_cache`, `filter` is the
+// same constant on every call and its reordered forms are kept there.
 bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const float* input,
-                         const float* filter, float* output,
-                         const ConvEpilogue* epilogue = nullptr);
+                         const float* filter, float* output, const ConvEpilogue* epilogue = nullptr,
+                         ReorderedFilterCache* filter_cache = nullptr);
 
 }  // namespace tensorweave
 

@@ -757,7 +757,10 @@ TEST(BatchNormFoldingTest, KerasUnfusedScaleAndShiftAfterADepthwiseConvolutionFo
   Unary(&graph, "y", "Relu6", "shifted");
   GraphDef optimized = Optimized(graph, {"x:0"}, {"y:0"});
   EXPECT_EQ(OpOf(optimized, "scaled"), "<absent>");
-  EXPECT_EQ(OpOf(optimized, "shifted"), "BiasAdd");
+  // The BiasAdd the folding leaves (named "shifted") and the Relu6 then
+  // fuse into the depthwise convolution, named as the Relu6.
+  EXPECT_EQ(OpOf(optimized, "shifted"), "<absent>");
+  EXPECT_EQ(OpOf(optimized, "y"), "_FusedDepthwiseConv2dNative");
   ExpectSameResults(graph, {{"x:0", Image()}}, {"y:0"}, 1e-5f);
 }
 
