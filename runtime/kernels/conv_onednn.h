@@ -27,8 +27,10 @@
 namespace tensorweave {
 
 // True when the oneDNN path is the faster one for this geometry (or is
-// forced by TW_CONV2D_PATH=onednn).
-bool OneDnnConv2DChosen(const ConvGeometry& g);
+// forced by TW_CONV2D_PATH=onednn). `filter_cached`: the caller keeps the
+// reordered filter (ReorderedFilterCache), which makes oneDNN the faster
+// path for every shape the models have (conv_onednn.cc).
+bool OneDnnConv2DChosen(const ConvGeometry& g, bool filter_cached = false);
 
 // What _FusedConv2D adds after the convolution, inside the primitive: a
 // bias per output channel (null: none), then an activation.

@@ -256,7 +256,7 @@ class FusedConv2DOp : public OpKernel {
                                   const Tensor& filter, const std::vector<T>& scale,
                                   const std::vector<T>& shift, T* out) const {
     if constexpr (std::is_same<T, float>::value) {
-      if (g.groups != 1 || !OneDnnConv2DChosen(g)) return false;
+      if (g.groups != 1 || !OneDnnConv2DChosen(g, filter_cache_ != nullptr)) return false;
       const float* weights = filter.data<float>();
       std::vector<float> scaled;
       if (!scale.empty()) {  // the batch norm's scale, per output channel (HWIO's last dim)
