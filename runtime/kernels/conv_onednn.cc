@@ -5,7 +5,11 @@
 // least as large as the pool by blocks of whole images, a smaller one by
 // blocks of output rows of each image. A block of rows is a convolution of
 // its own: its input is the rows its windows read (a dense slice of the
-// NHWC image) with the padding that falls inside the block.
+// NHWC image) with the padding that falls inside the block. With a cached
+// filter whose weights outnumber the input's values (ResNet's deeper layers
+// at batch 1), a smaller batch is split by output channels instead: row
+// blocks would each read every weight, and reading the weights is then most
+// of the work.
 //
 // Primitives are cached per block problem (shape, strides, dilations,
 // padding); the cache holds each primitive's weight reorder too. The
@@ -108,7 +112,23 @@ onednn_conv::PrimitiveCache<ConvPrimitive>& Cache() {
 struct Block {
   ConvProblem problem;
   int64_t input_offset, output_offset;
+  // A block of output channels [first_channel, first_channel +
+  // problem.out_depth) of the whole batch, computed into a dense buffer of
+  // its own and then copied into the output's channels.
+  bool channel_part = false;
+  int64_t first_channel = 0;
 };
+
+// Output channels per block when splitting them over `threads` pays: the
+// filter (read once per block when splitting rows) is larger than the input
+// (read once per block when splitting channels), and each part is a whole
+// number of 16-channel vectors. 0 otherwise.
+int64_t ChannelPart(const ConvGeometry& g, int64_t threads) {
+  if (threads < 2 || g.out_depth % (16 * threads) != 0) return 0;
+  const int64_t filter = g.filter_rows * g.filter_cols * g.in_depth * g.out_depth;
+  const int64_t input = g.batch * g.in_rows * g.in_cols * g.in_depth;
+  return filter > input ? g.out_depth / threads : 0;
+}
 
 // Output rows [row_begin, row_end) of `image`; false when those windows
 // read no input row at all (all padding), which oneDNN cannot express.
@@ -134,7 +154,8 @@ bool RowBlock(const ConvGeometry& g, int64_t image, int64_t row_begin, int64_t r
 
 // One block per pool thread: whole images when the batch fills the pool,
 // else rows of each image.
-bool PlanBlocks(const OpKernelContext* ctx, const ConvGeometry& g, std::vector<Block>* blocks) {
+bool PlanBlocks(const OpKernelContext* ctx, const ConvGeometry& g, bool filter_cached,
+                std::vector<Block>* blocks) {
   const Eigen::ThreadPoolDevice* pool = IntraOpPool(ctx);
   const double work = static_cast<double>(g.batch) * g.out_rows * g.out_cols * g.filter_rows *
                       g.filter_cols * g.in_depth * g.out_depth;
@@ -147,6 +168,15 @@ bool PlanBlocks(const OpKernelContext* ctx, const ConvGeometry& g, std::vector<B
       const int64_t first = g.batch * b / threads, last = g.batch * (b + 1) / threads;
       blocks->push_back(Block{onednn_conv::WholeImages(g, last - first), first * image_input,
                               first * image_output});
+    }
+    return true;
+  }
+  const int64_t channels = filter_cached ? ChannelPart(g, threads) : 0;
+  if (channels > 0) {
+    for (int64_t part = 0; part < threads; ++part) {
+      Block block{onednn_conv::WholeImages(g, g.batch), 0, 0, true, part * channels};
+      block.problem.out_depth = channels;
+      blocks->push_back(block);
     }
     return true;
   }
@@ -213,16 +243,18 @@ bool OneDnnConv2DChosen(const ConvGeometry& g, bool filter_cached) {
   return filter_cached || FasterThroughOneDnn(g);
 }
 
-const char* ReorderedFilterCache::Get(const dnnl::memory::desc& layout,
+const char* ReorderedFilterCache::Get(const dnnl::memory::desc& layout, int64_t first_channel,
                                       const std::function<void(char*)>& fill) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& entry : layouts_) {
-    if (entry.first == layout) return entry.second.get();
+  for (const Entry& entry : entries_) {
+    if (entry.layout == layout && entry.first_channel == first_channel) {
+      return entry.buffer.get();
+    }
   }
   onednn_conv::AlignedBuffer buffer = onednn_conv::AllocateAligned(layout.get_size());
   fill(buffer.get());
-  layouts_.emplace_back(layout, std::move(buffer));
-  return layouts_.back().second.get();
+  entries_.push_back(Entry{layout, first_channel, std::move(buffer)});
+  return entries_.back().buffer.get();
 }
 
 bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const float* input,
@@ -230,7 +262,7 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
                          ReorderedFilterCache* filter_cache) {
   UseOneOpenMpThread();
   std::vector<Block> blocks;
-  if (!PlanBlocks(ctx, g, &blocks)) return false;
+  if (!PlanBlocks(ctx, g, filter_cache != nullptr, &blocks)) return false;
   std::vector<std::shared_ptr<const ConvPrimitive>> primitives;
   for (Block& block : blocks) {
     if (epilogue != nullptr) {
@@ -251,14 +283,29 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
     for (size_t b = 0; b < blocks.size(); ++b) {
       const memory::desc wanted = primitives[b]->descriptor.weights_desc();
       size_t same = 0;
-      while (same < b && primitives[same]->descriptor.weights_desc() != wanted) ++same;
+      while (same < b && (primitives[same]->descriptor.weights_desc() != wanted ||
+                          blocks[same].first_channel != blocks[b].first_channel)) {
+        ++same;
+      }
       if (same < b) {
         block_weights.push_back(block_weights[same]);
         continue;
       }
       const auto reorder = [&](char* layout_buffer) {
         float* reordered_filter = reinterpret_cast<float*>(layout_buffer);
-        if (!onednn_conv::ReorderHwioFilter(blocks[b].problem, filter, wanted, reordered_filter)) {
+        if (blocks[b].channel_part) {
+          // The block's output channels of the HWIO filter: a strided view.
+          const ConvProblem& p = blocks[b].problem;
+          const memory::desc slice(
+              {p.out_depth, p.in_depth, p.filter_rows, p.filter_cols}, memory::data_type::f32,
+              memory::dims{1, g.out_depth, p.filter_cols * p.in_depth * g.out_depth,
+                           p.in_depth * g.out_depth});
+          memory user(slice, Engine(), const_cast<float*>(filter + blocks[b].first_channel));
+          memory reordered(wanted, Engine(), reordered_filter);
+          dnnl::reorder(user, reordered).execute(stream, user, reordered);
+          stream.wait();
+        } else if (!onednn_conv::ReorderHwioFilter(blocks[b].problem, filter, wanted,
+                                                   reordered_filter)) {
           memory user(primitives[b]->user_weights, Engine(), const_cast<float*>(filter));
           memory reordered(wanted, Engine(), reordered_filter);
           primitives[b]->weights_reorder.execute(stream, user, reordered);
@@ -266,7 +313,7 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
         }
       };
       if (filter_cache != nullptr) {
-        block_weights.push_back(filter_cache->Get(wanted, reorder));
+        block_weights.push_back(filter_cache->Get(wanted, blocks[b].first_channel, reorder));
         continue;
       }
       char* layout_buffer = nullptr;
@@ -279,6 +326,13 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
       }
       reorder(layout_buffer);
       block_weights.push_back(layout_buffer);
+    }
+    // Channel blocks' outputs, copied into the output's channels after.
+    std::vector<AlignedBuffer> parts(blocks.size());
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      if (blocks[b].channel_part) {
+        parts[b] = onednn_conv::AllocateAligned(primitives[b]->descriptor.dst_desc().get_size());
+      }
     }
     std::atomic<bool> failed{false};
     const float* bias = epilogue != nullptr ? epilogue->bias : nullptr;
@@ -295,13 +349,25 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
              memory(d.src_desc(), Engine(), const_cast<float*>(input + blocks[b].input_offset))},
             {DNNL_ARG_WEIGHTS,
              memory(d.weights_desc(), Engine(), const_cast<char*>(block_weights[b]))},
-            {DNNL_ARG_DST, memory(d.dst_desc(), Engine(), output + blocks[b].output_offset)},
+            {DNNL_ARG_DST, memory(d.dst_desc(), Engine(),
+                                  blocks[b].channel_part ? reinterpret_cast<float*>(parts[b].get())
+                                                         : output + blocks[b].output_offset)},
             {DNNL_ARG_SCRATCHPAD, memory(d.scratchpad_desc(), Engine(), scratchpad)}};
         if (bias != nullptr) {
-          args.emplace(DNNL_ARG_BIAS, memory(d.bias_desc(), Engine(), const_cast<float*>(bias)));
+          float* block_bias = const_cast<float*>(bias + blocks[b].first_channel);
+          args.emplace(DNNL_ARG_BIAS, memory(d.bias_desc(), Engine(), block_bias));
         }
         primitive.convolution.execute(block_stream, args);
         block_stream.wait();
+        if (blocks[b].channel_part) {
+          const int64_t channels = blocks[b].problem.out_depth;
+          const float* part = reinterpret_cast<const float*>(parts[b].get());
+          const int64_t pixels = g.batch * g.out_rows * g.out_cols;
+          for (int64_t pixel = 0; pixel < pixels; ++pixel) {
+            std::memcpy(output + pixel * g.out_depth + blocks[b].first_channel,
+                        part + pixel * channels, channels * sizeof(float));
+          }
+        }
       } catch (const dnnl::error&) {
         failed = true;  // on a pool thread: reported through the flag
       }

@@ -17,7 +17,6 @@
 
 #include <functional>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 #include "runtime/framework/conv_geometry.h"
@@ -48,13 +47,20 @@ struct ConvEpilogue {
 // every call. Shared by the steps running the kernel at once.
 class ReorderedFilterCache {
  public:
-  // The filter in `layout`, written into a buffer of layout.get_size()
-  // bytes by fill(buffer) on the first call for that layout.
-  const char* Get(const dnnl::memory::desc& layout, const std::function<void(char*)>& fill);
+  // The filter's output channels from `first_channel` on (as many as
+  // `layout` has) in `layout`, written into a buffer of layout.get_size()
+  // bytes by fill(buffer) on the first call for that layout and channel.
+  const char* Get(const dnnl::memory::desc& layout, int64_t first_channel,
+                  const std::function<void(char*)>& fill);
 
  private:
+  struct Entry {
+    dnnl::memory::desc layout;
+    int64_t first_channel;
+    onednn_conv::AlignedBuffer buffer;
+  };
   std::mutex mu_;
-  std::vector<std::pair<dnnl::memory::desc, onednn_conv::AlignedBuffer>> layouts_;
+  std::vector<Entry> entries_;
 };
 
 // output = Conv2D(input, filter) (then the epilogue, when given) for the
