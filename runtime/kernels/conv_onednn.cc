@@ -51,29 +51,6 @@ struct ConvPrimitive {
   size_t scratchpad_bytes;
 };
 
-// The problem's epilogue (bias, activation) as oneDNN post-ops: the bias is
-// the primitive's own input, the activation an eltwise post-op.
-dnnl::post_ops EpiloguePostOps(const ConvProblem& p) {
-  dnnl::post_ops ops;
-  switch (p.activation) {
-    case onednn_conv::Activation::kNone:
-      break;
-    case onednn_conv::Activation::kRelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      break;
-    case onednn_conv::Activation::kRelu6:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);
-      break;
-    case onednn_conv::Activation::kElu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_elu, 1.0f, 0.0f);
-      break;
-    case onednn_conv::Activation::kLeakyRelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, p.alpha, 0.0f);
-      break;
-  }
-  return ops;
-}
-
 std::unique_ptr<ConvPrimitive> CreatePrimitive(const ConvProblem& p) {
   const memory::desc user_weights = p.WeightsDesc(memory::format_tag::hwio);
   const memory::desc bias({p.out_depth}, memory::data_type::f32, memory::format_tag::x);
@@ -92,7 +69,7 @@ std::unique_ptr<ConvPrimitive> CreatePrimitive(const ConvProblem& p) {
   // for concurrent execution (Debian's OpenMP build is not): each call
   // brings its own.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  attr.set_post_ops(EpiloguePostOps(p));
+  attr.set_post_ops(onednn_conv::EpiloguePostOps(p));
   dnnl::convolution_forward::primitive_desc descriptor(desc, attr, Engine());
   const dnnl::reorder::primitive_desc reorder(Engine(), user_weights, Engine(),
                                               descriptor.weights_desc());

@@ -22,6 +22,7 @@
 #include "runtime/kernels/conv_onednn.h"
 #include "runtime/kernels/conv_ops.h"
 #include "runtime/kernels/depthwise_conv.h"
+#include "runtime/kernels/depthwise_onednn.h"
 #include "runtime/kernels/gemm.h"
 
 namespace tensorweave {
@@ -279,9 +280,11 @@ class FusedConv2DOp : public OpKernel {
   std::unique_ptr<ReorderedFilterCache> filter_cache_;  // null: the filter may change
 };
 
-// _FusedDepthwiseConv2dNative: the depthwise convolution, each output row
-// followed by the epilogue while the row is still in cache (one pass over
-// memory instead of the unfused graph's three).
+// _FusedDepthwiseConv2dNative: float through oneDNN's depthwise primitive
+// with the epilogue as its bias and post-op (depthwise_onednn.h); otherwise
+// the depthwise loops, each output row followed by the epilogue while the
+// row is still in cache (one pass over memory instead of the unfused
+// graph's three).
 template <typename T>
 class FusedDepthwiseConv2dNativeOp : public DepthwiseOpBase {
  public:
@@ -306,7 +309,8 @@ class FusedDepthwiseConv2dNativeOp : public DepthwiseOpBase {
     Tensor input, output;
     OP_REQUIRES_OK(ctx, ToNhwc(ctx, ctx->input(0), &input));
     OP_REQUIRES_OK(ctx, AllocateNhwcOutput(ctx, output_shape, &output));
-    if (output.NumElements() > 0) {
+    if (output.NumElements() > 0 &&
+        !ConvolveWithOneDnn(ctx, g, input.data<T>(), filter, scale, shift, output.data<T>())) {
       const T* in = input.data<T>();
       const T* taps = filter.data<T>();
       T* out = output.data<T>();
@@ -323,6 +327,29 @@ class FusedDepthwiseConv2dNativeOp : public DepthwiseOpBase {
   }
 
  private:
+  // The whole fused op in oneDNN's depthwise primitive (float); false when
+  // not taken (nothing useful written).
+  bool ConvolveWithOneDnn(OpKernelContext* ctx, const DepthwiseGeometry& g, const T* in,
+                          const Tensor& filter, const std::vector<T>& scale,
+                          const std::vector<T>& shift, T* out) const {
+    if constexpr (std::is_same<T, float>::value) {
+      const float* weights = filter.data<float>();
+      std::vector<float> scaled;
+      if (!scale.empty()) {  // the batch norm's scale, per output channel (the last dims)
+        scaled.assign(weights, weights + filter.NumElements());
+        for (size_t i = 0; i < scaled.size(); ++i) scaled[i] *= scale[i % g.out_depth];
+        weights = scaled.data();
+      }
+      ConvEpilogue epilogue;
+      epilogue.bias = shift.data();
+      epilogue.activation = epilogue_.activation;
+      epilogue.alpha = epilogue_.alpha;
+      return OneDnnDepthwiseForward(ctx, g, in, weights, out, &epilogue);
+    } else {
+      return false;
+    }
+  }
+
   Epilogue epilogue_;
 };
 

@@ -1,6 +1,9 @@
 """_FusedDepthwiseConv2dNative (runtime/kernels/fused_conv_ops.cc) against
 the unfused graph it replaces (DepthwiseConv2dNative, BiasAdd or an
-inference batch norm, then the activation) on several geometries; its
+inference batch norm, then the activation) on several geometries: float
+with multiplier 1 runs through oneDNN's depthwise primitive
+(depthwise_onednn.cc), the multiplier-2 case through the loops, and the
+unfused graph always through the loops; its
 errors; the remapper's fusion of the chain in MobileNet's blocks
 (DepthwiseConv2dNative -> BiasAdd -> Relu6) with the values of the graph
 run unoptimized; and the _FusedConv2D kernel's reordered-filter cache
@@ -44,6 +47,7 @@ CASES = [
     (2, 13, 11, 16, 3, 1, 2, 1, "VALID"),  # stride 2 after MobileNet's Pad
     (2, 9, 10, 5, 3, 2, 1, 1, "SAME"),  # channel multiplier 2, odd depth
     (1, 14, 14, 8, 3, 1, 1, 2, "SAME"),  # dilated
+    (8, 25, 25, 48, 3, 1, 2, 1, "VALID"),  # a batch split into blocks of images for oneDNN
 ]
 
 
@@ -75,7 +79,8 @@ def test_fused_depthwise_bias_activation_matches_the_unfused_graph(case, data_fo
             ops = ["BiasAdd"] + ([name] if name else [])
             fused[name] = fused_depthwise(x, w, [b], ops, strides, padding, data_format, dilations)
             unfused[name] = activation(biased)
-    with tf.Session(graph=graph) as sess:
+    # Unoptimized, so that the unfused graph stays DepthwiseConv2dNative's loops.
+    with tf.Session(graph=graph, config=_config(False)) as sess:
         got, expected = sess.run([fused, unfused])
     for name in ACTIVATIONS:
         np.testing.assert_allclose(
