@@ -61,8 +61,6 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
       !(dtype == DT_FLOAT || (conv && dtype == DT_DOUBLE))) {
     return false;
   }
-  // _FusedDepthwiseConv2dNative has no explicit_paddings (TensorFlow's def).
-  if (depthwise && AttrString(head, "padding", "") == "EXPLICIT") return false;
   Node* bias_add = SoleConsumer(head, protected_nodes);
   if (bias_add == nullptr || bias_add->type_string() != "BiasAdd" || !SameType(head, bias_add)) {
     return false;
@@ -93,7 +91,8 @@ NodeDef FusedNodeDef(const Chain& chain) {
   const char* const kConvAttrs[] = {
       "T",           "strides",   "padding",         "explicit_paddings",
       "data_format", "dilations", "use_cudnn_on_gpu"};
-  const char* const kDepthwiseAttrs[] = {"T", "strides", "padding", "data_format", "dilations"};
+  const char* const kDepthwiseAttrs[] = {"T",           "strides",  "padding", "explicit_paddings",
+                                         "data_format", "dilations"};
   const char* const kMatMulAttrs[] = {"T", "transpose_a", "transpose_b"};
   auto copy = [&](const char* name) {
     const AttrValue* value = FindNodeAttr(chain.head->def(), name);
@@ -178,11 +177,112 @@ Status Fuse(Graph* graph, const Chain& chain) {
   return Status::OK();
 }
 
+// The spatial paddings [top, bottom, left, right] of a Pad whose paddings
+// are a Const [4, 2] that pads neither the batch nor the channels (NHWC).
+bool SpatialPaddings(const Node* pad, std::vector<int64_t>* spatial) {
+  const NodeOutput paddings = DataInput(pad, 1);
+  Tensor value;
+  if (paddings.node == nullptr || !IsConstOp(paddings.node) ||
+      !ConstValue(paddings.node, &value).ok() || value.dims() != 2 || value.dim_size(0) != 4 ||
+      value.dim_size(1) != 2) {
+    return false;
+  }
+  std::vector<int64_t> all;
+  for (int64_t i = 0; i < 8; ++i) {
+    all.push_back(value.dtype() == DT_INT64   ? value.data<int64_t>()[i]
+                  : value.dtype() == DT_INT32 ? value.data<int32_t>()[i]
+                                              : -1);
+    if (all.back() < 0) return false;
+  }
+  if (all[0] != 0 || all[1] != 0 || all[6] != 0 || all[7] != 0) return false;
+  *spatial = {all[2], all[3], all[4], all[5]};
+  return true;
+}
+
+// Pad (zeros, spatial only) -> Conv2D or DepthwiseConv2dNative with VALID
+// padding, NHWC, the Pad read by nothing else: the convolution takes the
+// Pad's input with EXPLICIT padding instead (the zeros it would have read
+// are the ones explicit padding supplies), saving a copy of the whole
+// input (MobileNetV2's stride-2 depthwise blocks, ResNet50's stem).
+Status FoldPadsIntoConvolutions(Graph* graph,
+                                const std::unordered_set<std::string>& protected_nodes,
+                                bool* changed) {
+  std::vector<int> ids;  // by id: folding removes nodes
+  for (const Node* node : graph->op_nodes()) ids.push_back(node->id());
+  for (int id : ids) {
+    Node* conv = graph->FindNodeId(id);
+    if (conv == nullptr) continue;
+    const std::string& type = conv->type_string();
+    if (type != "Conv2D" && type != "DepthwiseConv2dNative") continue;
+    DataType dtype = DT_INVALID;
+    if (!GetNodeAttr(conv->def(), "T", &dtype).ok() || (dtype != DT_FLOAT && dtype != DT_DOUBLE)) {
+      continue;
+    }
+    if (AttrString(conv, "padding", "") != "VALID" ||
+        AttrString(conv, "data_format", "NHWC") != "NHWC") {
+      continue;
+    }
+    const NodeOutput padded = DataInput(conv, 0);
+    Node* pad = padded.node;
+    std::vector<int64_t> spatial;
+    if (pad == nullptr || pad->type_string() != "Pad" ||
+        SoleConsumer(pad, protected_nodes) != conv || !SpatialPaddings(pad, &spatial)) {
+      continue;
+    }
+    const NodeOutput source = DataInput(pad, 0);
+    if (source.node == nullptr) continue;
+    // The convolution again under its name, with the new padding, reading
+    // the Pad's input (Node attrs are not edited in place: rebuilt).
+    NodeDef def = conv->def();
+    def.clear_input();
+    AttrValue& explicit_paddings = (*def.mutable_attr())["explicit_paddings"];
+    explicit_paddings.mutable_list()->Clear();
+    for (int64_t value : {int64_t{0}, int64_t{0}, spatial[0], spatial[1], spatial[2], spatial[3],
+                          int64_t{0}, int64_t{0}}) {
+      explicit_paddings.mutable_list()->add_i(value);
+    }
+    SetAttrValue(std::string("EXPLICIT"), &(*def.mutable_attr())["padding"]);
+    const NodeOutput filter = DataInput(conv, 1);
+    if (filter.node == nullptr) continue;
+    std::vector<Node*> controls = ControlInputs(pad);
+    for (Node* control : ControlInputs(conv)) controls.push_back(control);
+    std::vector<Endpoint> consumers;
+    std::vector<Node*> control_consumers;
+    for (const Edge* edge : conv->out_edges()) {
+      if (edge->IsControlEdge()) {
+        if (!edge->dst()->IsSink()) control_consumers.push_back(edge->dst());
+      } else {
+        consumers.push_back({edge->dst(), edge->dst_input()});
+      }
+    }
+    const NodeOutput paddings = DataInput(pad, 1);
+    graph->RemoveNode(conv);
+    graph->RemoveNode(pad);
+    Node* folded = nullptr;
+    TW_RETURN_IF_ERROR(graph->AddNode(def, &folded));
+    TW_RETURN_IF_ERROR(graph->AddEdge(source.node, source.index, folded, 0));
+    TW_RETURN_IF_ERROR(graph->AddEdge(filter.node, filter.index, folded, 1));
+    for (Node* control : controls) graph->AddControlEdge(control, folded);
+    for (const Endpoint& consumer : consumers) {
+      TW_RETURN_IF_ERROR(graph->AddEdge(folded, 0, consumer.node, consumer.slot));
+    }
+    for (Node* node : control_consumers) graph->AddControlEdge(folded, node);
+    if (paddings.node != nullptr && protected_nodes.count(paddings.node->name()) == 0) {
+      bool read = false;
+      for (const Edge* edge : paddings.node->out_edges()) read |= !edge->dst()->IsSink();
+      if (!read) graph->RemoveNode(paddings.node);
+    }
+    *changed = true;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status FuseConvBiasActivation(Graph* graph, const std::unordered_set<std::string>& protected_nodes,
                               bool* changed) {
   *changed = false;
+  TW_RETURN_IF_ERROR(FoldPadsIntoConvolutions(graph, protected_nodes, changed));
   // Chains are found first and fused after: fusing removes nodes.
   std::vector<Chain> chains;
   for (Node* node : graph->op_nodes()) {

@@ -18,9 +18,14 @@
 // convolutions and float products are fused (the fused kernels' types), in
 // both data formats, in inference and training graphs alike (a training
 // graph's gradient ops consume the intermediates, which then keeps them
-// unfused); a depthwise convolution with EXPLICIT padding is not (the fused
-// op has no explicit_paddings). A _FusedConv2D whose filter is a Const gets
-// the attr _filter_is_const = true: its kernel keeps the filter reordered.
+// unfused). A _FusedConv2D whose filter is a Const gets the attr
+// _filter_is_const = true: its kernel keeps the filter reordered.
+//
+// Before fusing, a Pad of zeros over the rows and columns only (a Const
+// paddings input) whose one consumer is a VALID NHWC Conv2D or
+// DepthwiseConv2dNative goes into the convolution as EXPLICIT padding
+// (Keras' ZeroPadding2D before MobileNetV2's stride-2 depthwise blocks and
+// ResNet50's stem); a fetched Pad stays.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_
 #define TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_
 

@@ -81,7 +81,8 @@ REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Attr("T: {float, double}")
     .Attr("num_args: int >= 0")
     .Attr("strides: list(int)")
-    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .Attr("fused_ops: list(string) = []")
@@ -91,6 +92,8 @@ REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Doc(
         "DepthwiseConv2dNative followed by fused_ops (BiasAdd or FusedBatchNorm, then "
         "optionally Relu, Relu6, Elu or LeakyRelu) in one kernel; `args` are the bias or the "
-        "batch norm's scale, offset, mean and variance.");
+        "batch norm's scale, offset, mean and variance. EXPLICIT padding and "
+        "explicit_paddings are ours (TensorFlow's op has neither): the remapper folds a Pad "
+        "into the convolution before fusing it.");
 
 }  // namespace tensorweave
