@@ -7,10 +7,13 @@
 //   FusedBatchNorm   scale = gamma / sqrt(variance + epsilon),
 //                    shift = beta - mean * scale (inference's batch norm)
 // and act one of Relu, Relu6, Elu, LeakyRelu or none. A float convolution
-// that oneDNN computes faster (conv_onednn.h) runs the whole epilogue in
-// the primitive as bias and eltwise post-ops (a batch norm's scale is
-// multiplied into a copy of the filter); otherwise the convolution or
-// product is followed by one pass over its output.
+// that oneDNN computes faster (conv_onednn.h; every shape when the remapper
+// marked the filter a Const, _filter_is_const, whose reordered form the
+// kernel then keeps) and a float depthwise convolution with multiplier 1
+// (depthwise_onednn.h) run the whole epilogue in the primitive as bias and
+// eltwise post-ops (a batch norm's scale is multiplied into a copy of the
+// filter); otherwise the convolution or product is followed by one pass
+// over its output (per output row, for the depthwise loops).
 #include <cmath>
 #include <memory>
 #include <string>
