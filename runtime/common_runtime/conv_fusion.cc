@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "runtime/common_runtime/graph_rewrite_util.h"
 #include "runtime/framework/node_def_util.h"
 
 namespace tensorweave {
@@ -35,8 +36,8 @@ Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& prot
   return only != nullptr && only->dst_input() == 0 ? only->dst() : nullptr;
 }
 
-// A chain to fuse: the Conv2D or MatMul, its BiasAdd, the activation (or
-// null).
+// A chain to fuse: the Conv2D, DepthwiseConv2dNative or MatMul, its
+// BiasAdd, the activation (or null).
 struct Chain {
   Node* head;
   Node* bias_add;
@@ -51,7 +52,8 @@ bool SameType(const Node* a, const Node* b) {
 
 // The chain starting at `head` when it can be fused.
 bool FindChain(Node* head, const std::unordered_set<std::string>& protected_nodes, Chain* chain) {
-  const bool conv = head->type_string() == "Conv2D";
+  const bool depthwise = head->type_string() == "DepthwiseConv2dNative";
+  const bool conv = head->type_string() == "Conv2D" || depthwise;
   if (!conv && head->type_string() != "MatMul") return false;
   DataType dtype = DT_INVALID;
   // The fused ops' types: float and double convolutions, float products.
@@ -74,16 +76,23 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
 }
 
 // The fused node's NodeDef: the head's attrs, the fused ops, the last
-// node's name and device.
+// node's name and device. A convolution whose filter is a Const is marked
+// _filter_is_const, so that its kernel reorders the filter for oneDNN once
+// (kernels/fused_conv_ops.cc); the signature's feeds were rewritten before
+// the optimizer runs, so a Const here is never fed.
 NodeDef FusedNodeDef(const Chain& chain) {
-  const bool conv = chain.head->type_string() == "Conv2D";
+  const std::string& head_op = chain.head->type_string();
+  const bool conv = head_op == "Conv2D";
+  const bool depthwise = head_op == "DepthwiseConv2dNative";
   NodeDef def;
   def.set_name(chain.last()->name());
-  def.set_op(conv ? "_FusedConv2D" : "_FusedMatMul");
+  def.set_op(conv ? "_FusedConv2D" : depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedMatMul");
   def.set_device(chain.last()->requested_device());
   const char* const kConvAttrs[] = {
       "T",           "strides",   "padding",         "explicit_paddings",
       "data_format", "dilations", "use_cudnn_on_gpu"};
+  const char* const kDepthwiseAttrs[] = {"T",           "strides",  "padding", "explicit_paddings",
+                                         "data_format", "dilations"};
   const char* const kMatMulAttrs[] = {"T", "transpose_a", "transpose_b"};
   auto copy = [&](const char* name) {
     const AttrValue* value = FindNodeAttr(chain.head->def(), name);
@@ -91,12 +100,20 @@ NodeDef FusedNodeDef(const Chain& chain) {
   };
   if (conv) {
     for (const char* name : kConvAttrs) copy(name);
+  } else if (depthwise) {
+    for (const char* name : kDepthwiseAttrs) copy(name);
   } else {
     for (const char* name : kMatMulAttrs) copy(name);
   }
   auto& attrs = *def.mutable_attr();
   SetAttrValue(int64_t{1}, &attrs["num_args"]);
-  if (conv) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+  if (conv) {
+    attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+    const Edge* filter = nullptr;
+    if (chain.head->input_edge(1, &filter).ok() && IsConstOp(filter->src())) {
+      SetAttrValue(true, &attrs["_filter_is_const"]);
+    }
+  }
   AttrValue::ListValue* fused_ops = attrs["fused_ops"].mutable_list();
   fused_ops->add_s("BiasAdd");
   float alpha = 0.2f;
@@ -160,11 +177,112 @@ Status Fuse(Graph* graph, const Chain& chain) {
   return Status::OK();
 }
 
+// The spatial paddings [top, bottom, left, right] of a Pad whose paddings
+// are a Const [4, 2] that pads neither the batch nor the channels (NHWC).
+bool SpatialPaddings(const Node* pad, std::vector<int64_t>* spatial) {
+  const NodeOutput paddings = DataInput(pad, 1);
+  Tensor value;
+  if (paddings.node == nullptr || !IsConstOp(paddings.node) ||
+      !ConstValue(paddings.node, &value).ok() || value.dims() != 2 || value.dim_size(0) != 4 ||
+      value.dim_size(1) != 2) {
+    return false;
+  }
+  std::vector<int64_t> all;
+  for (int64_t i = 0; i < 8; ++i) {
+    all.push_back(value.dtype() == DT_INT64   ? value.data<int64_t>()[i]
+                  : value.dtype() == DT_INT32 ? value.data<int32_t>()[i]
+                                              : -1);
+    if (all.back() < 0) return false;
+  }
+  if (all[0] != 0 || all[1] != 0 || all[6] != 0 || all[7] != 0) return false;
+  *spatial = {all[2], all[3], all[4], all[5]};
+  return true;
+}
+
+// Pad (zeros, spatial only) -> Conv2D or DepthwiseConv2dNative with VALID
+// padding, NHWC, the Pad read by nothing else: the convolution takes the
+// Pad's input with EXPLICIT padding instead (the zeros it would have read
+// are the ones explicit padding supplies), saving a copy of the whole
+// input (MobileNetV2's stride-2 depthwise blocks, ResNet50's stem).
+Status FoldPadsIntoConvolutions(Graph* graph,
+                                const std::unordered_set<std::string>& protected_nodes,
+                                bool* changed) {
+  std::vector<int> ids;  // by id: folding removes nodes
+  for (const Node* node : graph->op_nodes()) ids.push_back(node->id());
+  for (int id : ids) {
+    Node* conv = graph->FindNodeId(id);
+    if (conv == nullptr) continue;
+    const std::string& type = conv->type_string();
+    if (type != "Conv2D" && type != "DepthwiseConv2dNative") continue;
+    DataType dtype = DT_INVALID;
+    if (!GetNodeAttr(conv->def(), "T", &dtype).ok() || (dtype != DT_FLOAT && dtype != DT_DOUBLE)) {
+      continue;
+    }
+    if (AttrString(conv, "padding", "") != "VALID" ||
+        AttrString(conv, "data_format", "NHWC") != "NHWC") {
+      continue;
+    }
+    const NodeOutput padded = DataInput(conv, 0);
+    Node* pad = padded.node;
+    std::vector<int64_t> spatial;
+    if (pad == nullptr || pad->type_string() != "Pad" ||
+        SoleConsumer(pad, protected_nodes) != conv || !SpatialPaddings(pad, &spatial)) {
+      continue;
+    }
+    const NodeOutput source = DataInput(pad, 0);
+    if (source.node == nullptr) continue;
+    // The convolution again under its name, with the new padding, reading
+    // the Pad's input (Node attrs are not edited in place: rebuilt).
+    NodeDef def = conv->def();
+    def.clear_input();
+    AttrValue& explicit_paddings = (*def.mutable_attr())["explicit_paddings"];
+    explicit_paddings.mutable_list()->Clear();
+    for (int64_t value : {int64_t{0}, int64_t{0}, spatial[0], spatial[1], spatial[2], spatial[3],
+                          int64_t{0}, int64_t{0}}) {
+      explicit_paddings.mutable_list()->add_i(value);
+    }
+    SetAttrValue(std::string("EXPLICIT"), &(*def.mutable_attr())["padding"]);
+    const NodeOutput filter = DataInput(conv, 1);
+    if (filter.node == nullptr) continue;
+    std::vector<Node*> controls = ControlInputs(pad);
+    for (Node* control : ControlInputs(conv)) controls.push_back(control);
+    std::vector<Endpoint> consumers;
+    std::vector<Node*> control_consumers;
+    for (const Edge* edge : conv->out_edges()) {
+      if (edge->IsControlEdge()) {
+        if (!edge->dst()->IsSink()) control_consumers.push_back(edge->dst());
+      } else {
+        consumers.push_back({edge->dst(), edge->dst_input()});
+      }
+    }
+    const NodeOutput paddings = DataInput(pad, 1);
+    graph->RemoveNode(conv);
+    graph->RemoveNode(pad);
+    Node* folded = nullptr;
+    TW_RETURN_IF_ERROR(graph->AddNode(def, &folded));
+    TW_RETURN_IF_ERROR(graph->AddEdge(source.node, source.index, folded, 0));
+    TW_RETURN_IF_ERROR(graph->AddEdge(filter.node, filter.index, folded, 1));
+    for (Node* control : controls) graph->AddControlEdge(control, folded);
+    for (const Endpoint& consumer : consumers) {
+      TW_RETURN_IF_ERROR(graph->AddEdge(folded, 0, consumer.node, consumer.slot));
+    }
+    for (Node* node : control_consumers) graph->AddControlEdge(folded, node);
+    if (paddings.node != nullptr && protected_nodes.count(paddings.node->name()) == 0) {
+      bool read = false;
+      for (const Edge* edge : paddings.node->out_edges()) read |= !edge->dst()->IsSink();
+      if (!read) graph->RemoveNode(paddings.node);
+    }
+    *changed = true;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status FuseConvBiasActivation(Graph* graph, const std::unordered_set<std::string>& protected_nodes,
                               bool* changed) {
   *changed = false;
+  TW_RETURN_IF_ERROR(FoldPadsIntoConvolutions(graph, protected_nodes, changed));
   // Chains are found first and fused after: fusing removes nodes.
   std::vector<Chain> chains;
   for (Node* node : graph->op_nodes()) {

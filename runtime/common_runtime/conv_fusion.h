@@ -1,7 +1,8 @@
 // A graph pass that rewrites Conv2D -> BiasAdd (-> Relu | Relu6 | Elu |
-// LeakyRelu) chains, and MatMul -> BiasAdd (-> the same) chains, into one
-// _FusedConv2D / _FusedMatMul node (ops/nn_fused_ops.cc), as TensorFlow's
-// grappler remapper does on the CPU:
+// LeakyRelu) chains, and DepthwiseConv2dNative or MatMul -> BiasAdd (-> the
+// same) chains, into one _FusedConv2D / _FusedDepthwiseConv2dNative /
+// _FusedMatMul node (ops/nn_fused_ops.cc), as TensorFlow's grappler
+// remapper does on the CPU (oneDNN builds, for the depthwise one):
 //
 //   std::unordered_set<std::string> fetched = {"logits", "loss"};
 //   bool changed = false;
@@ -14,9 +15,17 @@
 // name). The fused node takes the name and device of the chain's last node,
 // so its consumers and fetches by name are unchanged; the control inputs
 // of the chain's nodes become its control inputs. Only float and double
-// convolutions and float products are fused (the fused kernels' types), in both data formats, in
-// inference and training graphs alike (a training graph's gradient ops
-// consume the intermediates, which then keeps them unfused).
+// convolutions and float products are fused (the fused kernels' types), in
+// both data formats, in inference and training graphs alike (a training
+// graph's gradient ops consume the intermediates, which then keeps them
+// unfused). A _FusedConv2D whose filter is a Const gets the attr
+// _filter_is_const = true: its kernel keeps the filter reordered.
+//
+// Before fusing, a Pad of zeros over the rows and columns only (a Const
+// paddings input) whose one consumer is a VALID NHWC Conv2D or
+// DepthwiseConv2dNative goes into the convolution as EXPLICIT padding
+// (Keras' ZeroPadding2D before MobileNetV2's stride-2 depthwise blocks and
+// ResNet50's stem); a fetched Pad stays.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_
 #define TENSORWEAVE_COMMON_RUNTIME_CONV_FUSION_H_
 

@@ -62,6 +62,27 @@ ConvProblem WholeImages(const ConvGeometry& g, int64_t images) {
       PadAfter(g.in_cols, g.out_cols, g.filter_cols, a.dilation_cols, a.stride_cols, g.pad_cols)};
 }
 
+dnnl::post_ops EpiloguePostOps(const ConvProblem& p) {
+  dnnl::post_ops ops;
+  switch (p.activation) {
+    case Activation::kNone:
+      break;
+    case Activation::kRelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case Activation::kRelu6:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);
+      break;
+    case Activation::kElu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_elu, 1.0f, 0.0f);
+      break;
+    case Activation::kLeakyRelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, p.alpha, 0.0f);
+      break;
+  }
+  return ops;
+}
+
 AlignedBuffer AllocateAligned(size_t bytes) {
   const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   return AlignedBuffer(static_cast<char*>(std::aligned_alloc(64, rounded)));

@@ -62,6 +62,10 @@ struct ConvProblem {
 // The whole geometry over `images` images.
 ConvProblem WholeImages(const ConvGeometry& g, int64_t images);
 
+// The problem's epilogue as oneDNN post-ops: the activation as an eltwise
+// post-op (the bias is the primitive's own input).
+dnnl::post_ops EpiloguePostOps(const ConvProblem& p);
+
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };

@@ -54,6 +54,15 @@ class DepthwiseOpBase : public OpKernel {
 // Reads an int32 sizes input (input_sizes, filter_sizes) as a 4-D shape.
 Status DepthwiseShapeFromSizes(const Tensor& sizes, const char* name, TensorShape* shape);
 
+// Output rows [row_begin, row_end) of DepthwiseConv2dNative's NHWC output
+// (batch * out_rows rows of out_cols pixels) on the calling thread, through
+// the AVX2 build of the loops when the CPU has it. _FusedDepthwiseConv2dNative
+// (fused_conv_ops.cc) applies its epilogue to each row while it is in cache.
+void DepthwiseForwardRows(const DepthwiseGeometry& g, const float* input, const float* filter,
+                          float* output, int64_t row_begin, int64_t row_end);
+void DepthwiseForwardRows(const DepthwiseGeometry& g, const double* input, const double* filter,
+                          double* output, int64_t row_begin, int64_t row_end);
+
 // Cycles of one output row (out_cols pixels x taps x out_depth channels),
 // for ParallelFor's block sizes.
 double DepthwiseRowCycles(const DepthwiseGeometry& g);

@@ -152,6 +152,20 @@ TW_DEPTHWISE_INLINE void ForwardRows(const DepthwiseGeometry& g, const T* input,
 TW_DEPTHWISE_DISPATCH(RunForwardRows, ForwardRows, float)
 TW_DEPTHWISE_DISPATCH(RunForwardRows, ForwardRows, double)
 
+}  // namespace
+
+void DepthwiseForwardRows(const DepthwiseGeometry& g, const float* input, const float* filter,
+                          float* output, int64_t row_begin, int64_t row_end) {
+  RunForwardRows(g, input, filter, output, row_begin, row_end);
+}
+
+void DepthwiseForwardRows(const DepthwiseGeometry& g, const double* input, const double* filter,
+                          double* output, int64_t row_begin, int64_t row_end) {
+  RunForwardRows(g, input, filter, output, row_begin, row_end);
+}
+
+namespace {
+
 template <typename T>
 class DepthwiseConv2dNativeOp : public DepthwiseOpBase {
  public:
@@ -173,7 +187,7 @@ class DepthwiseConv2dNativeOp : public DepthwiseOpBase {
       ForEachRowUntilInterrupted(
           ctx, g.batch * g.out_rows, static_cast<double>(g.out_cols * g.out_depth) * sizeof(T),
           DepthwiseRowCycles(g),
-          [&](int64_t row) { RunForwardRows(g, in, taps, out, row, row + 1); });
+          [&](int64_t row) { DepthwiseForwardRows(g, in, taps, out, row, row + 1); });
       if (!ctx->status().ok()) return;
     }
     OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output));

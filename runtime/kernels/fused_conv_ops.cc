@@ -1,17 +1,21 @@
-// Kernels of _FusedConv2D and _FusedMatMul (ops/nn_fused_ops.cc): the
-// convolution or product, then the fused_ops' epilogue, without the
-// intermediate tensors of the unfused graph.
+// Kernels of _FusedConv2D, _FusedDepthwiseConv2dNative and _FusedMatMul
+// (ops/nn_fused_ops.cc): the convolution or product, then the fused_ops'
+// epilogue, without the intermediate tensors of the unfused graph.
 //
 // The epilogue is per output channel: out = act(out * scale + shift), with
 //   BiasAdd          scale 1, shift = bias
 //   FusedBatchNorm   scale = gamma / sqrt(variance + epsilon),
 //                    shift = beta - mean * scale (inference's batch norm)
 // and act one of Relu, Relu6, Elu, LeakyRelu or none. A float convolution
-// that oneDNN computes faster (conv_onednn.h) runs the whole epilogue in
-// the primitive as bias and eltwise post-ops (a batch norm's scale is
-// multiplied into a copy of the filter); otherwise the convolution or
-// product is followed by one pass over its output.
+// that oneDNN computes faster (conv_onednn.h; every shape when the remapper
+// marked the filter a Const, _filter_is_const, whose reordered form the
+// kernel then keeps) and a float depthwise convolution with multiplier 1
+// (depthwise_onednn.h) run the whole epilogue in the primitive as bias and
+// eltwise post-ops (a batch norm's scale is multiplied into a copy of the
+// filter); otherwise the convolution or product is followed by one pass
+// over its output (per output row, for the depthwise loops).
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,12 +24,18 @@
 #include "runtime/kernels/channels_last.h"
 #include "runtime/kernels/conv_onednn.h"
 #include "runtime/kernels/conv_ops.h"
+#include "runtime/kernels/depthwise_conv.h"
+#include "runtime/kernels/depthwise_onednn.h"
 #include "runtime/kernels/gemm.h"
 
 namespace tensorweave {
 namespace {
 
 using onednn_conv::Activation;
+
+// The attr the remapper (common_runtime/conv_fusion.h) sets on a fused
+// convolution whose filter input is a Const.
+constexpr char kFilterIsConstAttr[] = "_filter_is_const";
 
 // What fused_ops asks after the convolution or product.
 struct Epilogue {
@@ -131,25 +141,52 @@ Status ChannelAffine(OpKernelContext* ctx, const Epilogue& e, int first_arg, int
 }
 
 // out[r, c] = act(out[r, c] * scale[c] + shift[c]) over `rows` rows of
-// `channels`, rows spread over the pool.
+// `channels` on the calling thread, with the activation fixed at compile
+// time so that each loop is straight vector code.
+template <typename T, Activation kActivation>
+void EpilogueRowsWith(const std::vector<T>& scale, const std::vector<T>& shift, T alpha,
+                      int64_t rows, int64_t channels, T* out) {
+  const T* shift_data = shift.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    T* row = out + r * channels;
+    if (scale.empty()) {
+      for (int64_t c = 0; c < channels; ++c) {
+        row[c] = Activate(kActivation, alpha, row[c] + shift_data[c]);
+      }
+    } else {
+      const T* scale_data = scale.data();
+      for (int64_t c = 0; c < channels; ++c) {
+        row[c] = Activate(kActivation, alpha, row[c] * scale_data[c] + shift_data[c]);
+      }
+    }
+  }
+}
+
+template <typename T>
+void EpilogueRows(const Epilogue& e, const std::vector<T>& scale, const std::vector<T>& shift,
+                  int64_t rows, int64_t channels, T* out) {
+  const T alpha = static_cast<T>(e.alpha);
+  switch (e.activation) {
+    case Activation::kNone:
+      return EpilogueRowsWith<T, Activation::kNone>(scale, shift, alpha, rows, channels, out);
+    case Activation::kRelu:
+      return EpilogueRowsWith<T, Activation::kRelu>(scale, shift, alpha, rows, channels, out);
+    case Activation::kRelu6:
+      return EpilogueRowsWith<T, Activation::kRelu6>(scale, shift, alpha, rows, channels, out);
+    case Activation::kElu:
+      return EpilogueRowsWith<T, Activation::kElu>(scale, shift, alpha, rows, channels, out);
+    case Activation::kLeakyRelu:
+      return EpilogueRowsWith<T, Activation::kLeakyRelu>(scale, shift, alpha, rows, channels, out);
+  }
+}
+
+// The same with the rows spread over the pool.
 template <typename T>
 void ApplyEpilogue(OpKernelContext* ctx, const Epilogue& e, const std::vector<T>& scale,
                    const std::vector<T>& shift, int64_t rows, int64_t channels, T* out) {
-  const T alpha = static_cast<T>(e.alpha);
   const double cycles = channels * (e.activation == Activation::kElu ? 20.0 : 2.0);
   ParallelFor(ctx, rows, channels * sizeof(T), cycles, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      T* row = out + r * channels;
-      if (scale.empty()) {
-        for (int64_t c = 0; c < channels; ++c) {
-          row[c] = Activate(e.activation, alpha, row[c] + shift[c]);
-        }
-      } else {
-        for (int64_t c = 0; c < channels; ++c) {
-          row[c] = Activate(e.activation, alpha, row[c] * scale[c] + shift[c]);
-        }
-      }
-    }
+    EpilogueRows(e, scale, shift, end - begin, channels, out + begin * channels);
   });
 }
 
@@ -172,6 +209,15 @@ class FusedConv2DOp : public OpKernel {
                 errors::InvalidArgument("num_args is ", num_args, " but the node has ", args,
                                         " args inputs"));
     OP_REQUIRES_OK(c, ParseEpilogue(c, true, args, &epilogue_));
+    // A constant filter (and no batch norm scale, which comes from inputs
+    // that may change) is reordered for oneDNN once, not on every call.
+    bool filter_is_const = false;
+    if (FindNodeAttr(c->def(), kFilterIsConstAttr) != nullptr) {
+      OP_REQUIRES_OK(c, c->GetAttr(kFilterIsConstAttr, &filter_is_const));
+    }
+    if (filter_is_const && !epilogue_.batch_norm) {
+      filter_cache_ = std::make_unique<ReorderedFilterCache>();
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -214,7 +260,7 @@ class FusedConv2DOp : public OpKernel {
                                   const Tensor& filter, const std::vector<T>& scale,
                                   const std::vector<T>& shift, T* out) const {
     if constexpr (std::is_same<T, float>::value) {
-      if (g.groups != 1 || !OneDnnConv2DChosen(g)) return false;
+      if (g.groups != 1 || !OneDnnConv2DChosen(g, filter_cache_ != nullptr)) return false;
       const float* weights = filter.data<float>();
       std::vector<float> scaled;
       if (!scale.empty()) {  // the batch norm's scale, per output channel (HWIO's last dim)
@@ -226,13 +272,87 @@ class FusedConv2DOp : public OpKernel {
       epilogue.bias = shift.data();
       epilogue.activation = epilogue_.activation;
       epilogue.alpha = epilogue_.alpha;
-      return OneDnnConv2DForward(ctx, g, in, weights, out, &epilogue);
+      return OneDnnConv2DForward(ctx, g, in, weights, out, &epilogue, filter_cache_.get());
     } else {
       return false;
     }
   }
 
   WindowAttrs attrs_;
+  Epilogue epilogue_;
+  std::unique_ptr<ReorderedFilterCache> filter_cache_;  // null: the filter may change
+};
+
+// _FusedDepthwiseConv2dNative: float through oneDNN's depthwise primitive
+// with the epilogue as its bias and post-op (depthwise_onednn.h); otherwise
+// the depthwise loops, each output row followed by the epilogue while the
+// row is still in cache (one pass over memory instead of the unfused
+// graph's three).
+template <typename T>
+class FusedDepthwiseConv2dNativeOp : public DepthwiseOpBase {
+ public:
+  explicit FusedDepthwiseConv2dNativeOp(OpKernelConstruction* c) : DepthwiseOpBase(c) {
+    int64_t num_args = 0;
+    OP_REQUIRES_OK(c, c->GetAttr("num_args", &num_args));
+    const int args = c->num_inputs() - 2;
+    OP_REQUIRES(c, num_args == args,
+                errors::InvalidArgument("num_args is ", num_args, " but the node has ", args,
+                                        " args inputs"));
+    OP_REQUIRES_OK(c, ParseEpilogue(c, true, args, &epilogue_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& filter = ctx->input(1);
+    DepthwiseGeometry g;
+    TensorShape output_shape;
+    OP_REQUIRES_OK(ctx, ComputeDepthwiseGeometry(ctx->input(0).shape(), filter.shape(), attrs_, &g,
+                                                 &output_shape));
+    std::vector<T> scale, shift;
+    OP_REQUIRES_OK(ctx, ChannelAffine<T>(ctx, epilogue_, 2, g.out_depth, &scale, &shift));
+    Tensor input, output;
+    OP_REQUIRES_OK(ctx, ToNhwc(ctx, ctx->input(0), &input));
+    OP_REQUIRES_OK(ctx, AllocateNhwcOutput(ctx, output_shape, &output));
+    if (output.NumElements() > 0 &&
+        !ConvolveWithOneDnn(ctx, g, input.data<T>(), filter, scale, shift, output.data<T>())) {
+      const T* in = input.data<T>();
+      const T* taps = filter.data<T>();
+      T* out = output.data<T>();
+      const int64_t row_size = g.out_cols * g.out_depth;
+      ForEachRowUntilInterrupted(
+          ctx, g.batch * g.out_rows, static_cast<double>(row_size) * sizeof(T),
+          DepthwiseRowCycles(g) + 2.0 * row_size, [&](int64_t row) {
+            DepthwiseForwardRows(g, in, taps, out, row, row + 1);
+            EpilogueRows(epilogue_, scale, shift, g.out_cols, g.out_depth, out + row * row_size);
+          });
+      if (!ctx->status().ok()) return;
+    }
+    OP_REQUIRES_OK(ctx, FinishNhwcOutput(ctx, output));
+  }
+
+ private:
+  // The whole fused op in oneDNN's depthwise primitive (float); false when
+  // not taken (nothing useful written).
+  bool ConvolveWithOneDnn(OpKernelContext* ctx, const DepthwiseGeometry& g, const T* in,
+                          const Tensor& filter, const std::vector<T>& scale,
+                          const std::vector<T>& shift, T* out) const {
+    if constexpr (std::is_same<T, float>::value) {
+      const float* weights = filter.data<float>();
+      std::vector<float> scaled;
+      if (!scale.empty()) {  // the batch norm's scale, per output channel (the last dims)
+        scaled.assign(weights, weights + filter.NumElements());
+        for (size_t i = 0; i < scaled.size(); ++i) scaled[i] *= scale[i % g.out_depth];
+        weights = scaled.data();
+      }
+      ConvEpilogue epilogue;
+      epilogue.bias = shift.data();
+      epilogue.activation = epilogue_.activation;
+      epilogue.alpha = epilogue_.alpha;
+      return OneDnnDepthwiseForward(ctx, g, in, weights, out, &epilogue);
+    } else {
+      return false;
+    }
+  }
+
   Epilogue epilogue_;
 };
 
@@ -278,6 +398,10 @@ class FusedMatMulOp : public OpKernel {
 TW_FOR_EACH_FLOAT(TW_REGISTER_FUSED_CONV)
 #undef TW_REGISTER_FUSED_CONV
 TW_REGISTER_CPU_KERNEL("_FusedMatMul", float, FusedMatMulOp<float>);
+#define TW_REGISTER_FUSED_DEPTHWISE(T) \
+  TW_REGISTER_CPU_KERNEL("_FusedDepthwiseConv2dNative", T, FusedDepthwiseConv2dNativeOp<T>);
+TW_FOR_EACH_FLOAT(TW_REGISTER_FUSED_DEPTHWISE)
+#undef TW_REGISTER_FUSED_DEPTHWISE
 
 }  // namespace
 }  // namespace tensorweave

@@ -1,4 +1,4 @@
-// The Conv2D / MatMul + BiasAdd (+ activation) fusion pass
+// The Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd (+ activation) fusion pass
 // (common_runtime/conv_fusion.h): which chains it fuses and which it must
 // leave alone (an intermediate fetched, consumed twice or with a control
 // edge out), the fused node's name, attrs and edges, and that the rewritten
@@ -228,6 +228,144 @@ TEST(ConvFusion, FusesMatMulBiasAddRelu6) {
   Tensor x = RandomTensor(TensorShape({4, 6}), 8);
   for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] *= 3;  // reach 6
   ExpectNear(RunGraph(fused, x, {"act"})[0], RunGraph(graph, x, {"act"})[0]);
+}
+
+// x [2, 9, 7, 6] (fed) -> depthwise 3x3x6x1 (`padding`) -> BiasAdd -> Relu6
+// -> "y" (Identity), NHWC.
+GraphDef DepthwiseChain(const std::string& padding) {
+  GraphDef graph;
+  session_test::AddPlaceholder(&graph, "x");
+  AddConst(&graph, "w", RandomTensor(TensorShape({3, 3, 6, 1}), 11));
+  AddConst(&graph, "b", RandomTensor(TensorShape({6}), 12));
+  NodeDef* conv = session_test::AddNode(&graph, "conv", "DepthwiseConv2dNative", {"x", "w"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", padding);
+  for (int64_t s : {1, 2, 2, 1}) (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  if (padding == "EXPLICIT") {
+    for (int64_t p : {0, 0, 1, 1, 0, 2, 0, 0}) {
+      (*conv->mutable_attr())["explicit_paddings"].mutable_list()->add_i(p);
+    }
+  }
+  NodeDef* bias = session_test::AddNode(&graph, "bias", "BiasAdd", {"conv", "b"});
+  SetAttr(bias, "T", DT_FLOAT);
+  NodeDef* act = session_test::AddNode(&graph, "act", "Relu6", {"bias"});
+  SetAttr(act, "T", DT_FLOAT);
+  NodeDef* y = session_test::AddNode(&graph, "y", "Identity", {"act"});
+  SetAttr(y, "T", DT_FLOAT);
+  return graph;
+}
+
+TEST(ConvFusion, FusesDepthwiseBiasAddRelu6) {
+  const GraphDef original = DepthwiseChain("SAME");
+  bool changed = false;
+  const GraphDef fused = Fused(original, {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  const NodeDef* node = FindNode(fused, "act");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->op(), "_FusedDepthwiseConv2dNative");
+  EXPECT_EQ(FusedOps(*node), (std::vector<std::string>{"BiasAdd", "Relu6"}));
+  EXPECT_EQ(node->attr().count("TArgs"), 0u);  // its args are num_args * T
+  EXPECT_TRUE(node->attr().count("explicit_paddings") == 0 ||
+              node->attr().at("explicit_paddings").list().i_size() == 0);
+  EXPECT_EQ(node->attr().count("_filter_is_const"), 0u);  // no reordered filter to keep
+  Tensor x = RandomTensor(TensorShape({2, 9, 7, 6}), 13);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] *= 3;  // reach 6
+  ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+}
+
+TEST(ConvFusion, FusesAnExplicitlyPaddedDepthwise) {
+  const GraphDef original = DepthwiseChain("EXPLICIT");
+  bool changed = false;
+  const GraphDef fused = Fused(original, {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  const NodeDef* node = FindNode(fused, "act");
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->op(), "_FusedDepthwiseConv2dNative");
+  EXPECT_EQ(node->attr().at("padding").s(), "EXPLICIT");
+  EXPECT_EQ(node->attr().at("explicit_paddings").list().i_size(), 8);
+  Tensor x = RandomTensor(TensorShape({2, 9, 7, 6}), 14);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] *= 3;
+  ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+}
+
+// x [2, 9, 7, 6] -> Pad (rows 1/2, cols 0/1, or also the batch when
+// `pad_batch`) -> `conv_op` VALID 3x3 stride 2 -> BiasAdd -> Relu6 -> "y".
+GraphDef PaddedChain(const std::string& conv_op, bool pad_batch = false) {
+  GraphDef graph;
+  session_test::AddPlaceholder(&graph, "x");
+  const bool depthwise = conv_op == "DepthwiseConv2dNative";
+  AddConst(&graph, "w", RandomTensor(TensorShape({3, 3, 6, depthwise ? 1 : 4}), 15));
+  AddConst(&graph, "b", RandomTensor(TensorShape({depthwise ? 6 : 4}), 16));
+  Tensor paddings(DT_INT32, TensorShape({4, 2}));
+  const int32_t values[] = {pad_batch ? 1 : 0, 0, 1, 2, 0, 1, 0, 0};
+  for (int i = 0; i < 8; ++i) paddings.data<int32_t>()[i] = values[i];
+  NodeDef* padding_const = session_test::AddNode(&graph, "paddings", "Const");
+  SetAttr(padding_const, "dtype", DT_INT32);
+  SetAttr(padding_const, "value", paddings);
+  NodeDef* pad = session_test::AddNode(&graph, "pad", "Pad", {"x", "paddings"});
+  SetAttr(pad, "T", DT_FLOAT);
+  NodeDef* conv = session_test::AddNode(&graph, "conv", conv_op, {"pad", "w"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", std::string("VALID"));
+  for (int64_t s : {1, 2, 2, 1}) (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  NodeDef* bias = session_test::AddNode(&graph, "bias", "BiasAdd", {"conv", "b"});
+  SetAttr(bias, "T", DT_FLOAT);
+  NodeDef* act = session_test::AddNode(&graph, "act", "Relu6", {"bias"});
+  SetAttr(act, "T", DT_FLOAT);
+  NodeDef* y = session_test::AddNode(&graph, "y", "Identity", {"act"});
+  SetAttr(y, "T", DT_FLOAT);
+  return graph;
+}
+
+TEST(ConvFusion, FoldsASpatialPadIntoTheConvolution) {
+  for (const std::string op : {"DepthwiseConv2dNative", "Conv2D"}) {
+    const GraphDef original = PaddedChain(op);
+    bool changed = false;
+    const GraphDef fused = Fused(original, {"y"}, &changed);
+    ASSERT_TRUE(changed) << op;
+    EXPECT_EQ(CountOps(fused, "Pad"), 0) << op;
+    EXPECT_EQ(FindNode(fused, "paddings"), nullptr) << op;
+    const NodeDef* node = FindNode(fused, "act");
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->op(), op == "Conv2D" ? "_FusedConv2D" : "_FusedDepthwiseConv2dNative");
+    EXPECT_EQ(node->input(0), "x") << op;
+    EXPECT_EQ(node->attr().at("padding").s(), "EXPLICIT") << op;
+    std::vector<int64_t> explicit_paddings;
+    for (int64_t p : node->attr().at("explicit_paddings").list().i())
+      explicit_paddings.push_back(p);
+    EXPECT_EQ(explicit_paddings, (std::vector<int64_t>{0, 0, 1, 2, 0, 1, 0, 0})) << op;
+    Tensor x = RandomTensor(TensorShape({2, 9, 7, 6}), 17);
+    for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] *= 3;
+    ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+  }
+}
+
+TEST(ConvFusion, KeepsAPadOfTheBatchOrAFetchedPad) {
+  bool changed = false;
+  const GraphDef batch = Fused(PaddedChain("Conv2D", /*pad_batch=*/true), {"y"}, &changed);
+  EXPECT_EQ(CountOps(batch, "Pad"), 1);
+  const GraphDef fetched = Fused(PaddedChain("Conv2D"), {"y", "pad"}, &changed);
+  EXPECT_EQ(CountOps(fetched, "Pad"), 1);
+}
+
+TEST(ConvFusion, MarksAConstFilterOnly) {
+  bool changed = false;
+  const GraphDef from_const = Fused(ConvChain("Relu"), {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  const NodeDef* node = FindNode(from_const, "act");
+  ASSERT_NE(node, nullptr);
+  ASSERT_EQ(node->attr().count("_filter_is_const"), 1u);
+  EXPECT_TRUE(node->attr().at("_filter_is_const").b());
+  GraphDef fed = ConvChain("Relu");
+  for (NodeDef& def : *fed.mutable_node()) {
+    if (def.name() == "w") {
+      def.set_op("Placeholder");
+      def.mutable_attr()->erase("value");
+    }
+  }
+  const GraphDef from_placeholder = Fused(fed, {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(FindNode(from_placeholder, "act")->attr().count("_filter_is_const"), 0u);
 }
 
 TEST(ConvFusion, LeavesHalfAndIntegerChainsAlone) {

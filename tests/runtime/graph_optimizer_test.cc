@@ -651,6 +651,33 @@ TEST(DependencyOptimizationTest, NodesOnlyWaitedForBecomeNoOps) {
   EXPECT_EQ(OpOf(kept, "unread_product"), "Mul");
   EXPECT_EQ(OpOf(kept, "unread_negation"), "Neg");
   ExpectSameResults(graph, {{"x:0", FloatScalar(3.0f)}, {"w:0", FloatScalar(2.0f)}}, {"out:0"});
+TEST(DependencyOptimizationTest, ControlEdgesFromConstsWithoutInputsGo) {
+  // Keras' frozen graphs: the output's Identity waits on former variable
+  // reads, now Consts. A Const that itself waits on something keeps its
+  // edge (it may be a loop's constant, released by its frame's pivot).
+  GraphDef graph;
+  AddPlaceholder(&graph, "x");
+  Scalar(&graph, "read_a", 1.0f);
+  Scalar(&graph, "read_b", 2.0f);
+  Scalar(&graph, "used", 3.0f);
+  AddNode(&graph, "counter", "SessionTestCounter");
+  Scalar(&graph, "gated", 4.0f)->add_input("^counter");
+  Binary(&graph, "sum", "AddV2", "x", "used");
+  NodeDef* y = Unary(&graph, "y", "Identity", "sum");
+  for (const char* input : {"^read_a", "^read_b", "^used", "^gated"}) y->add_input(input);
+  ConfigProto config;  // the graph is smaller than the default minimum
+  config.mutable_graph_options()->mutable_rewrite_options()->set_min_graph_nodes(-1);
+  GraphDef optimized = Optimized(graph, {"x:0"}, {"y:0"}, {}, config);
+  EXPECT_EQ(OpOf(optimized, "read_a"), "<absent>");
+  EXPECT_EQ(OpOf(optimized, "read_b"), "<absent>");
+  const NodeDef* node = FindNode(optimized, "y");
+  ASSERT_NE(node, nullptr);
+  std::vector<std::string> controls;
+  for (const std::string& input : node->input()) {
+    if (input[0] == '^') controls.push_back(input);
+  }
+  EXPECT_EQ(controls, std::vector<std::string>{"^gated"});
+  ExpectSameResults(graph, {{"x:0", FloatScalar(5.0f)}}, {"y:0"});
 }
 
 // --- common subexpression elimination -------------------------------------------------
@@ -786,7 +813,10 @@ TEST(BatchNormFoldingTest, KerasUnfusedScaleAndShiftAfterADepthwiseConvolutionFo
   Unary(&graph, "y", "Relu6", "shifted");
   GraphDef optimized = Optimized(graph, {"x:0"}, {"y:0"});
   EXPECT_EQ(OpOf(optimized, "scaled"), "<absent>");
-  EXPECT_EQ(OpOf(optimized, "shifted"), "BiasAdd");
+  // The BiasAdd the folding leaves (named "shifted") and the Relu6 then
+  // fuse into the depthwise convolution, named as the Relu6.
+  EXPECT_EQ(OpOf(optimized, "shifted"), "<absent>");
+  EXPECT_EQ(OpOf(optimized, "y"), "_FusedDepthwiseConv2dNative");
   ExpectSameResults(graph, {{"x:0", Image()}}, {"y:0"}, 1e-5f);
 }
 
