@@ -651,6 +651,8 @@ TEST(DependencyOptimizationTest, NodesOnlyWaitedForBecomeNoOps) {
   EXPECT_EQ(OpOf(kept, "unread_product"), "Mul");
   EXPECT_EQ(OpOf(kept, "unread_negation"), "Neg");
   ExpectSameResults(graph, {{"x:0", FloatScalar(3.0f)}, {"w:0", FloatScalar(2.0f)}}, {"out:0"});
+}
+
 TEST(DependencyOptimizationTest, ControlEdgesFromConstsWithoutInputsGo) {
   // Keras' frozen graphs: the output's Identity waits on former variable
   // reads, now Consts. A Const that itself waits on something keeps its
