@@ -56,6 +56,7 @@
 #include "runtime/common_runtime/run_signature.h"
 #include "runtime/common_runtime/session.h"
 #include "runtime/common_runtime/subgraph.h"
+#include "runtime/framework/cpu_allocator.h"
 #include "runtime/framework/device.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/shape_refiner.h"
@@ -169,6 +170,10 @@ class DirectSession : public Session {
   // True when Close cancelled the step.
   bool UnregisterStep(Step* step);
 
+  // First member, so destroyed last: the session's variables and cached
+  // tensors, freed as the other members go, are not kept in the CPU buffer
+  // cache after the last session has gone.
+  CpuBufferCacheUser buffer_cache_user_;
   const SessionOptions options_;
   const int64_t operation_timeout_ms_;
   std::vector<std::unique_ptr<Device>> devices_;
