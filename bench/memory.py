@@ -6,11 +6,12 @@ TensorFlow (tf.compat.v1) in one run (issue 12, "Memory"):
 - "ResNet50 infer": model_inference.py's ResNet50 (64x64) at batch 8.
 
 Each (library, workload) runs in a fresh process, so its peak RSS is its own.
-Per step, after warming up: the best wall time, the minor page faults (memory
-mapped afresh and touched: what the buffer cache saves), and from one
-FULL_TRACE step the bytes its kernels allocated and how many kernels wrote
-into an input's buffer instead of a new one (an output whose address is an
-input's, pass-through ops such as Identity and Reshape left out). Then the
+Per step, after warming up: wall time and minor page faults (memory mapped
+afresh and touched: what the buffer cache saves), each the least over rounds
+of 5 steps, and from one FULL_TRACE step the bytes its kernels allocated and
+how many kernels wrote into an input's buffer instead of a new one (an
+output whose address is an input's; pass-through ops such as Identity and
+Reshape left out). Then the
 allocator's peak bytes in use since the process started (tensorweave:
 tf.contrib.memory_stats.MaxBytesInUse; TensorFlow:
 tf.config.experimental.get_memory_info("CPU:0")["peak"]) and the process's
@@ -35,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tensorflow_side
 
+STEPS_PER_ROUND = 5
 WORKLOADS = ["MLP train", "CNN train", "ResNet50 infer"]
 # Ops whose output is their input by design: sharing a buffer is no forwarding.
 PASS_THROUGH = {"Identity", "Reshape", "Squeeze", "ExpandDims", "Snapshot", "StopGradient"}
@@ -139,16 +141,21 @@ def allocator_peak(tf, session):
 
 
 def measure(tf, workload, steps):
+    """The figures of one workload; time and faults are each the least of
+    rounds of STEPS_PER_ROUND steps (the machine is shared: the least
+    disturbed round is the one to compare)."""
     session, fetch, feed = BUILDERS[workload](tf)
     for _ in range(3):
         session.run(fetch, feed)
-    best = float("inf")
-    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(steps):
+    best, faults = float("inf"), float("inf")
+    for _ in range(max(1, steps // STEPS_PER_ROUND)):
+        faults_before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         start = time.perf_counter()
-        session.run(fetch, feed)
-        best = min(best, time.perf_counter() - start)
-    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / steps
+        for _ in range(STEPS_PER_ROUND):
+            session.run(fetch, feed)
+        best = min(best, (time.perf_counter() - start) / STEPS_PER_ROUND)
+        round_faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before
+        faults = min(faults, round_faults / STEPS_PER_ROUND)
     allocated, forwarded = traced_step(tf, session, fetch, feed)
     figures = {
         "ms": best * 1e3,
@@ -186,7 +193,7 @@ def child(library, workload, steps, environment=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--child", choices=["tensorweave", "tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
