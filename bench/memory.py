@@ -6,9 +6,10 @@ TensorFlow (tf.compat.v1) in one run (issue 12, "Memory"):
 - "ResNet50 infer": model_inference.py's ResNet50 (64x64) at batch 8.
 
 Each (library, workload) runs in a fresh process, so its peak RSS is its own.
-Per step, after warming up: wall time and minor page faults (memory mapped
-afresh and touched: what the buffer cache saves), each the least over rounds
-of 5 steps, and from one FULL_TRACE step the bytes its kernels allocated and
+Per step, after warming up: wall time, processor time (all threads, user +
+system; under load it varies much less than wall time) and its system part,
+and minor page faults (memory mapped afresh and touched: what the buffer
+cache saves, paid in system time), each the least over rounds of 5 steps, and from one FULL_TRACE step the bytes its kernels allocated and
 how many kernels wrote into an input's buffer instead of a new one (an
 output whose address is an input's; pass-through ops such as Identity and
 Reshape left out). Then the
@@ -147,19 +148,27 @@ def measure(tf, workload, steps):
     session, fetch, feed = BUILDERS[workload](tf)
     for _ in range(3):
         session.run(fetch, feed)
-    best, faults = float("inf"), float("inf")
+    best = {"ms": float("inf"), "cpu_ms": float("inf"), "sys_ms": float("inf")}
+    best["faults"] = float("inf")
     for _ in range(max(1, steps // STEPS_PER_ROUND)):
-        faults_before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        usage = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         for _ in range(STEPS_PER_ROUND):
             session.run(fetch, feed)
-        best = min(best, (time.perf_counter() - start) / STEPS_PER_ROUND)
-        round_faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before
-        faults = min(faults, round_faults / STEPS_PER_ROUND)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        system = after.ru_stime - usage.ru_stime
+        per_step = {
+            "ms": wall * 1e3,
+            "cpu_ms": (after.ru_utime - usage.ru_utime + system) * 1e3,
+            "sys_ms": system * 1e3,
+            "faults": after.ru_minflt - usage.ru_minflt,
+        }
+        for key, value in per_step.items():
+            best[key] = min(best[key], value / STEPS_PER_ROUND)
     allocated, forwarded = traced_step(tf, session, fetch, feed)
     figures = {
-        "ms": best * 1e3,
-        "faults": faults,
+        **best,
         "allocated": allocated,
         "forwarded": forwarded,
         "peak": allocator_peak(tf, session),
@@ -208,7 +217,8 @@ def main():
 
     print(f"load average (1 min) at start: {os.getloadavg()[0]:.2f}")
     print(
-        f"{'workload':<15} {'side':<22} {'ms/step':>8} {'faults/step':>11} {'alloc MB':>9}"
+        f"{'workload':<15} {'side':<22} {'ms/step':>8} {'cpu ms':>8} {'sys ms':>7}"
+        f" {'faults/step':>11} {'alloc MB':>9}"
         f" {'forwarded':>9} {'peak MB':>8} {'RSS MB':>7}"
     )
     sides = [
@@ -223,7 +233,8 @@ def main():
                 print(f"{workload:<15} {label:<22} failed (stderr above)")
                 continue
             print(
-                f"{workload:<15} {label:<22} {figures['ms']:8.2f} {figures['faults']:11.0f}"
+                f"{workload:<15} {label:<22} {figures['ms']:8.2f} {figures['cpu_ms']:8.2f}"
+                f" {figures['sys_ms']:7.2f} {figures['faults']:11.0f}"
                 f" {figures['allocated'] / 2**20:9.1f} {figures['forwarded']:9d}"
                 f" {figures['peak'] / 2**20:8.1f} {figures['rss'] / 2**20:7.0f}"
             )
