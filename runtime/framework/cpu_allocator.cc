@@ -160,6 +160,8 @@ CpuAllocator* CpuAllocator::Get() {
 }
 
 void* CpuAllocator::AllocateRaw(size_t bytes) {
+  // No machine has this much; refusing keeps the rounding below from wrapping.
+  if (bytes > SIZE_MAX / 2) return nullptr;
   void* data = nullptr;
   if (bytes >= kCachedBlockMinBytes) {
     const size_t block_bytes = CachedBlockBytes(bytes);

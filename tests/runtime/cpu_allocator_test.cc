@@ -68,6 +68,7 @@ TEST(CpuAllocatorTest, EveryBlockIsAligned) {
     allocator->DeallocateRaw(data, bytes);
   }
   allocator->DeallocateRaw(nullptr, 0);
+  EXPECT_EQ(allocator->AllocateRaw(SIZE_MAX - 10), nullptr);  // refused, not wrapped
 }
 
 TEST(CpuAllocatorTest, LargeBlocksAreReusedWhileASessionUsesTheCache) {
