@@ -12,7 +12,12 @@ buffer it allocates, so they run on CPU. BytesLimit is 0: no limit is set.
 """
 
 from tensorweave.framework import ops
+from tensorweave.framework.gradient_registry import NotDifferentiable
 from tensorweave.ops.op_builder import make_op
+
+# Readings of the allocator, with no inputs to differentiate.
+for _op_type in ("BytesInUse", "BytesLimit", "MaxBytesInUse"):
+    NotDifferentiable(_op_type)
 
 
 def _memory_stats_op(op_type, name):
