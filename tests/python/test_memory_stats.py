@@ -74,3 +74,33 @@ def test_a_fed_or_fetched_tensor_is_never_overwritten():
     np.testing.assert_array_equal(feed, -1.0)
     np.testing.assert_array_equal(doubled_value, -2.0)
     np.testing.assert_array_equal(y_value, 0.0)
+
+
+def test_backward_kernels_of_a_training_step_write_into_their_gradient_input():
+    rng = np.random.default_rng(0)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [64, 32], name="x")
+        w = tf.Variable(rng.standard_normal([32, 16]).astype(np.float32), name="w")
+        hidden = tf.nn.relu(tf.matmul(x, w), name="hidden")
+        loss = tf.reduce_sum(tf.square(hidden), name="loss")
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        init = tf.global_variables_initializer()
+    metadata = tf.RunMetadata()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        sess.run(
+            train,
+            {x: rng.standard_normal([64, 32]).astype(np.float32)},
+            options=FULL_TRACE,
+            run_metadata=metadata,
+        )
+    stats = {n.node_name: n for d in metadata.step_stats.dev_stats for n in d.node_stats}
+
+    def address(name):
+        return stats[name].output[0].tensor_description.allocation_description.ptr
+
+    (relu_grad,) = [op for op in graph.get_operations() if op.type == "ReluGrad"]
+    gradient_input = relu_grad.inputs[0].op.name
+    assert address(relu_grad.name) == address(gradient_input)
+    assert not stats[relu_grad.name].memory
