@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -170,10 +171,10 @@ class DirectSession : public Session {
   // True when Close cancelled the step.
   bool UnregisterStep(Step* step);
 
-  // First member, so destroyed last: the session's variables and cached
-  // tensors, freed as the other members go, are not kept in the CPU buffer
-  // cache after the last session has gone.
-  CpuBufferCacheUser buffer_cache_user_;
+  // Large blocks its steps free are kept for its next steps until Close
+  // (cpu_allocator.h). First member, so destroyed last: what the other
+  // members free as they go is not kept for a session that has gone.
+  std::optional<CpuBufferCacheUser> buffer_cache_user_{std::in_place};
   const SessionOptions options_;
   const int64_t operation_timeout_ms_;
   std::vector<std::unique_ptr<Device>> devices_;

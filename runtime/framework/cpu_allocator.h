@@ -11,7 +11,7 @@
 // Why a cache: glibc serves a large request with a fresh mmap (or by growing
 // and later trimming its heap), so each step of a model with big
 // activations faults every page of them in again, and the page faults cost
-// as much as the arithmetic. While a session is alive (it holds a
+// as much as the arithmetic. While a session is open (it holds a
 // CpuBufferCacheUser), blocks of at least kCachedBlockMinBytes go back to a
 // free list keyed by their page count instead, up to a cap on the bytes held
 // (TENSORWEAVE_CPU_BUFFER_CACHE_MB, default min(1 GiB, an eighth of the
@@ -87,7 +87,8 @@ class CpuAllocator {
 };
 
 // While one of these is alive, freed large blocks are cached for reuse; the
-// last one to go frees the cache. A DirectSession holds one.
+// last one to go frees the cache. A DirectSession holds one until it closes,
+// a WorkerSession while it lives.
 class CpuBufferCacheUser {
  public:
   CpuBufferCacheUser();

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
+#include "runtime/common_runtime/session.h"
 #include "runtime/framework/tensor.h"
 
 namespace tensorweave {
@@ -98,6 +100,18 @@ TEST(CpuAllocatorTest, NothingIsCachedWithoutAUser) {
     allocator->DeallocateRaw(allocator->AllocateRaw(kLarge), kLarge);
     EXPECT_GT(allocator->GetStats().bytes_reserved, 0);
   }  // the last user frees the cache
+  EXPECT_EQ(allocator->GetStats().bytes_reserved, 0);
+  allocator->DeallocateRaw(allocator->AllocateRaw(kLarge), kLarge);
+  EXPECT_EQ(allocator->GetStats().bytes_reserved, 0);
+}
+
+TEST(CpuAllocatorTest, ASessionUsesTheCacheUntilItCloses) {
+  CpuAllocator* allocator = CpuAllocator::Get();
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(SessionOptions(), &session).ok());
+  allocator->DeallocateRaw(allocator->AllocateRaw(kLarge), kLarge);
+  EXPECT_GT(allocator->GetStats().bytes_reserved, 0);
+  ASSERT_TRUE(session->Close().ok());
   EXPECT_EQ(allocator->GetStats().bytes_reserved, 0);
   allocator->DeallocateRaw(allocator->AllocateRaw(kLarge), kLarge);
   EXPECT_EQ(allocator->GetStats().bytes_reserved, 0);
