@@ -17,6 +17,9 @@
 namespace tensorweave {
 namespace {
 
+static_assert(CpuAllocator::kAlignment == kTensorAlignment,
+              "tensor buffers are as aligned as tensor.h promises");
+
 // Fresh memory comes from the CpuAllocator (aligned, counted in its
 // statistics, large blocks reused across steps); the buffer remembers its
 // byte count to give the same figure back.
