@@ -108,6 +108,7 @@ _API_NAMESPACES = (
     "io",
     "python_io",
     "saved_model",
+    "contrib",
 )
 for _namespace in _API_NAMESPACES:
     globals()[_namespace] = _importlib.import_module(f"tensorweave.{_namespace}")

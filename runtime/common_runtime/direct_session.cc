@@ -187,6 +187,9 @@ Status DirectSession::ExtendLocked(const GraphDef& graph) {
 Status DirectSession::Close() {
   std::lock_guard<std::mutex> lock(steps_mu_);
   if (closed_.exchange(true, std::memory_order_acq_rel)) return Status::OK();
+  // No step of this session will want the cached blocks again; the last
+  // session to go frees them.
+  buffer_cache_user_.reset();
   // Under steps_mu_ so no step can end (and free its state) meanwhile.
   const Status cancelled = errors::Cancelled("Step was cancelled: ", kClosedMessage);
   for (Step* step = steps_; step != nullptr; step = step->next) {

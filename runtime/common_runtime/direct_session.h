@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -56,6 +57,7 @@
 #include "runtime/common_runtime/run_signature.h"
 #include "runtime/common_runtime/session.h"
 #include "runtime/common_runtime/subgraph.h"
+#include "runtime/framework/cpu_allocator.h"
 #include "runtime/framework/device.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/shape_refiner.h"
@@ -169,6 +171,10 @@ class DirectSession : public Session {
   // True when Close cancelled the step.
   bool UnregisterStep(Step* step);
 
+  // Large blocks its steps free are kept for its next steps until Close
+  // (cpu_allocator.h). First member, so destroyed last: what the other
+  // members free as they go is not kept for a session that has gone.
+  std::optional<CpuBufferCacheUser> buffer_cache_user_{std::in_place};
   const SessionOptions options_;
   const int64_t operation_timeout_ms_;
   std::vector<std::unique_ptr<Device>> devices_;

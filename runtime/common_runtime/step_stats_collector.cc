@@ -26,7 +26,7 @@ void DescribeOutput(int slot, const Tensor& value, NodeOutputStats* output) {
   const int64_t bytes = static_cast<int64_t>(value.TotalBytes());
   allocation->set_requested_bytes(bytes);
   allocation->set_allocated_bytes(bytes);
-  allocation->set_allocator_name("cpu");
+  allocation->set_allocator_name(CpuAllocator::Name());
   allocation->set_ptr(reinterpret_cast<uintptr_t>(value.raw_data()));
   allocation->set_has_single_reference(value.RefCountIsOne());
 }
@@ -66,7 +66,9 @@ int64_t NodeExecStatsRecorder::NowNanos() {
 }
 
 NodeExecStatsRecorder::NodeExecStatsRecorder(const OpKernel& kernel, const std::string& label)
-    : stats_(std::make_unique<NodeExecStats>()), start_ns_(NowNanos()) {
+    : stats_(std::make_unique<NodeExecStats>()),
+      start_ns_(NowNanos()),
+      kernel_is_async_(dynamic_cast<const AsyncOpKernel*>(&kernel) != nullptr) {
   stats_->set_node_name(kernel.name());
   stats_->set_all_start_nanos(start_ns_);
   stats_->set_all_start_micros(start_ns_ / 1000);
@@ -80,6 +82,7 @@ void NodeExecStatsRecorder::KernelStarted() {
   const int64_t rel = NowNanos() - start_ns_;
   stats_->set_op_start_rel_nanos(rel);
   stats_->set_op_start_rel_micros(rel / 1000);
+  if (!kernel_is_async_) allocations_ = std::make_unique<ScopedAllocationTracker>();
 }
 
 void NodeExecStatsRecorder::KernelDone(OpKernelContext* context) {
@@ -92,6 +95,15 @@ void NodeExecStatsRecorder::KernelDone(OpKernelContext* context) {
     if (tensor == nullptr || tensor->dtype() == DT_INVALID) continue;  // a ref or a dead output
     DescribeOutput(slot, *tensor, stats_->add_output());
   }
+  if (allocations_ != nullptr && allocations_->total_bytes() > 0) {
+    AllocatorMemoryUsed* memory = stats_->add_memory();
+    memory->set_allocator_name(CpuAllocator::Name());
+    memory->set_total_bytes(allocations_->total_bytes());
+    memory->set_peak_bytes(allocations_->peak_bytes());
+    memory->set_live_bytes(allocations_->live_bytes());
+    memory->set_allocator_bytes_in_use(CpuAllocator::Get()->GetStats().bytes_in_use);
+  }
+  allocations_.reset();
 }
 
 std::unique_ptr<NodeExecStats> NodeExecStatsRecorder::Done() {

@@ -9,7 +9,8 @@
 // The executor fills one NodeExecStats per kernel run through
 // NodeExecStatsRecorder (start, kernel start and end, end, in micros and
 // nanos since the Unix epoch; outputs with dtype, shape and bytes; thread;
-// the "name = Op(inputs)" timeline label) and hands it to Save, which any
+// the "name = Op(inputs)" timeline label; what a synchronous kernel
+// allocated, as AllocatorMemoryUsed) and hands it to Save, which any
 // thread may call at any time during the step. Untraced steps have no
 // collector, so they read no clock and allocate nothing for stats.
 #ifndef TENSORWEAVE_COMMON_RUNTIME_STEP_STATS_COLLECTOR_H_
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/framework/cpu_allocator.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/graph/graph.h"
 #include "tensorweave/proto/step_stats.pb.h"
@@ -56,8 +58,12 @@ class NodeExecStatsRecorder {
   // `label` is the node's TimelineLabel.
   NodeExecStatsRecorder(const OpKernel& kernel, const std::string& label);
 
+  // Starts tracking the kernel's allocations, unless it is asynchronous:
+  // its callback may run on another thread, where this thread's tracker
+  // cannot be ended.
   void KernelStarted();
-  // Records the kernel's end and describes the outputs it produced.
+  // Records the kernel's end, describes the outputs it produced and what it
+  // allocated (TensorFlow's AllocatorMemoryUsed, only when it allocated).
   void KernelDone(OpKernelContext* context);
   // Records the end of the node and gives the record away.
   std::unique_ptr<NodeExecStats> Done();
@@ -68,6 +74,8 @@ class NodeExecStatsRecorder {
  private:
   std::unique_ptr<NodeExecStats> stats_;
   int64_t start_ns_;
+  bool kernel_is_async_;
+  std::unique_ptr<ScopedAllocationTracker> allocations_;
 };
 
 // "name = Op(input, input)": TensorFlow's timeline label of a node (inputs

@@ -20,6 +20,7 @@
 
 #include "runtime/distributed/graph_mgr.h"
 #include "runtime/distributed/worker_cache.h"
+#include "runtime/framework/cpu_allocator.h"
 #include "runtime/framework/device.h"
 
 namespace tensorweave {
@@ -41,6 +42,10 @@ class WorkerSession {
   WorkerSession(std::string handle, std::vector<std::unique_ptr<Device>> own_devices,
                 std::vector<Device*> devices, std::shared_ptr<WorkerCacheInterface> worker_cache);
 
+  // First, so destroyed last: large blocks its steps free are reused by its
+  // next steps while it lives (cpu_allocator.h), and not kept after the
+  // last session of the process has gone.
+  CpuBufferCacheUser buffer_cache_user_;
   const std::string handle_;
   const std::vector<std::unique_ptr<Device>> own_devices_;  // isolated sessions only
   const std::vector<Device*> devices_;

@@ -10,40 +10,23 @@
 #include <new>
 #include <type_traits>
 
+#include "runtime/framework/cpu_allocator.h"
 #include "runtime/framework/resource_handle.h"
 #include "runtime/framework/variant.h"
 
 namespace tensorweave {
 namespace {
 
-// Memory from malloc, over-allocated by one alignment unit and aligned by
-// hand: glibc's aligned_alloc takes a slow memalign path (about 110 ns
-// against 30 ns per allocation and free here), and small tensors are
-// allocated on every step.
-struct AlignedBlock {
-  void* raw = nullptr;
-  void* aligned = nullptr;
-};
+static_assert(CpuAllocator::kAlignment == kTensorAlignment,
+              "tensor buffers are as aligned as tensor.h promises");
 
-AlignedBlock AlignedMalloc(size_t bytes) {
-  AlignedBlock block;
-  if (bytes > SIZE_MAX - kTensorAlignment) return block;
-  block.raw = std::malloc(bytes + kTensorAlignment);
-  if (block.raw == nullptr) return block;
-  const uintptr_t address = reinterpret_cast<uintptr_t>(block.raw);
-  const uintptr_t aligned = (address + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1};
-  block.aligned = reinterpret_cast<void*>(aligned);
-  return block;
-}
-
+// Fresh memory comes from the CpuAllocator (aligned, counted in its
+// statistics, large blocks reused across steps); the buffer remembers its
+// byte count to give the same figure back.
 class AlignedBuffer : public TensorBuffer {
  public:
-  AlignedBuffer(const AlignedBlock& block, size_t size)
-      : TensorBuffer(block.aligned, size), raw_(block.raw) {}
-  ~AlignedBuffer() override { std::free(raw_); }
-
- private:
-  void* raw_;
+  AlignedBuffer(void* data, size_t size) : TensorBuffer(data, size) {}
+  ~AlignedBuffer() override { CpuAllocator::Get()->DeallocateRaw(data(), size()); }
 };
 
 // `count` constructed objects of T (strings, resource handles), destroyed
@@ -51,16 +34,14 @@ class AlignedBuffer : public TensorBuffer {
 template <typename T>
 class ObjectBuffer : public TensorBuffer {
  public:
-  ObjectBuffer(const AlignedBlock& block, int64_t count)
-      : TensorBuffer(block.aligned, count * sizeof(T)), raw_(block.raw), count_(count) {}
+  ObjectBuffer(void* data, int64_t count) : TensorBuffer(data, count * sizeof(T)), count_(count) {}
   ~ObjectBuffer() override {
     auto* objects = static_cast<T*>(data());
     for (int64_t i = 0; i < count_; ++i) objects[i].~T();
-    std::free(raw_);
+    CpuAllocator::Get()->DeallocateRaw(data(), size());
   }
 
  private:
-  void* raw_;
   int64_t count_;
 };
 
@@ -113,9 +94,9 @@ bool BufferBytes(int64_t count, size_t element_bytes, size_t* bytes) {
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(size_t bytes) {
   if (bytes > MaxBufferBytes()) return nullptr;
-  AlignedBlock block = AlignedMalloc(bytes);
-  if (block.raw == nullptr) return nullptr;
-  return std::make_shared<AlignedBuffer>(block, bytes);
+  void* data = CpuAllocator::Get()->AllocateRaw(bytes);
+  if (data == nullptr) return nullptr;
+  return std::make_shared<AlignedBuffer>(data, bytes);
 }
 
 namespace {
@@ -123,11 +104,11 @@ template <typename T>
 std::shared_ptr<TensorBuffer> AllocateObjects(int64_t count) {
   size_t bytes = 0;
   if (!BufferBytes(count, sizeof(T), &bytes)) return nullptr;
-  AlignedBlock block = AlignedMalloc(bytes);
-  if (block.raw == nullptr) return nullptr;
-  auto* objects = static_cast<T*>(block.aligned);
+  void* data = CpuAllocator::Get()->AllocateRaw(bytes);
+  if (data == nullptr) return nullptr;
+  auto* objects = static_cast<T*>(data);
   for (int64_t i = 0; i < count; ++i) new (&objects[i]) T();
-  return std::make_shared<ObjectBuffer<T>>(block, count);
+  return std::make_shared<ObjectBuffer<T>>(data, count);
 }
 }  // namespace
 

@@ -60,7 +60,15 @@ SUPPORTED_DTYPES = frozenset(
 )
 
 # Ops we register that TensorFlow does not, with the reason.
-OURS_ONLY = {}
+_CONTRIB_MEMORY_STATS = (
+    "TensorFlow 1.x's tf.contrib.memory_stats (tensorflow/contrib/memory_stats), whose ops "
+    "left with contrib"
+)
+OURS_ONLY = {
+    "BytesInUse": _CONTRIB_MEMORY_STATS,
+    "BytesLimit": _CONTRIB_MEMORY_STATS,
+    "MaxBytesInUse": _CONTRIB_MEMORY_STATS,
+}
 
 _NO_NARROW_INTEGER_KERNELS = (
     "no kernels for the narrow integers yet (int8/int16/uint8 ... that TensorFlow's CPU "

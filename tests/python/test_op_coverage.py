@@ -166,6 +166,7 @@ def public_roots():
     """The public objects of tf and of its namespace modules."""
     roots = []
     namespaces = [tf] + [getattr(tf, name) for name in tf._API_NAMESPACES]
+    namespaces.append(tf.contrib.memory_stats)  # contrib's namespaces are its modules
     for namespace in namespaces:
         for name in dir(namespace):
             if not name.startswith("_"):
