@@ -698,7 +698,8 @@ TEST_F(MasterSessionTest, BadGraphsFeedsAndFetchesAreCleanErrors) {
   EXPECT_EQ(master_->RunStep(request, {}, &response, &fetched).code(), Code::INVALID_ARGUMENT);
   request.clear_feed();
   request.set_partial_run_handle("p");
-  EXPECT_EQ(RunStepWithProtos(request, &response).code(), Code::UNIMPLEMENTED);
+  EXPECT_EQ(RunStepWithProtos(request, &response).code(),
+            Code::INVALID_ARGUMENT);  // no such handle
   // Nothing was run on a worker by any of this.
   EXPECT_TRUE(cluster_.worker(kWorker0)->runs.empty());
 }
