@@ -264,7 +264,6 @@ Status MasterSession::RunPartial(const RunStepRequest& request, const NamedTenso
     }
     fetched->emplace_back(fetch_names[i], it->second);
   }
-  response->mutable_metadata();
   return Status::OK();
 }
 
