@@ -150,6 +150,29 @@ TEST_F(MasterPartialRunTest, AFailedCallEndsTheStepEverywhere) {
   EXPECT_NE(status.message().find("Must run 'setup'"), std::string::npos) << status;
 }
 
+TEST_F(MasterPartialRunTest, ACallPastItsTimeoutEndsTheStep) {
+  const std::string session = CreateSession(SplitGraph());
+  const std::string handle = Setup(session, {"x"}, {"ps_part:0", "y"});
+  // The client's partition waits for a value that never comes, until cancelled.
+  cluster_.worker(kWorker0)->run_graph = [](CallOptions* call, const RunGraphInput*,
+                                            RunGraphOutput*, WorkerInterface::StatusCallback done) {
+    call->SetCancelCallback([done] { done(errors::Cancelled("RunGraph was cancelled")); });
+  };
+  RunStepRequest request;
+  request.set_session_handle(session);
+  request.set_partial_run_handle(handle);
+  request.add_fetch("ps_part:0");
+  request.mutable_options()->set_timeout_in_ms(100);
+  RunStepResponse response;
+  NamedTensors fetched;
+  Status status = master_->RunStep(request, {{"x", FloatScalar(1.0f)}}, &response, &fetched);
+  EXPECT_EQ(status.code(), Code::DEADLINE_EXCEEDED) << status;
+  EXPECT_EQ(status.message(), "Timed out after 100 ms");
+  WaitForCleanups(cluster_.worker(kWorker0), 1);
+  WaitForCleanups(cluster_.worker(kPs0), 1);
+  EXPECT_EQ(PRun(session, handle, {}, {"y"}, &fetched).code(), Code::INVALID_ARGUMENT);
+}
+
 TEST_F(MasterPartialRunTest, CloseEndsOpenPartialRuns) {
   const std::string session = CreateSession(SplitGraph());
   const std::string started = Setup(session, {"x"}, {"ps_part:0", "y"});
