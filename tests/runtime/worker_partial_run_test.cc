@@ -104,6 +104,28 @@ TEST(WorkerPartialRunTest, CleanupGraphEndsAWaitingPartialRun) {
   EXPECT_EQ(waiting.code(), Code::CANCELLED) << waiting;
 }
 
+TEST(WorkerPartialRunTest, DeletingTheSessionEndsItsPartialRuns) {
+  TestWorker worker("worker", 0);
+  ASSERT_TRUE(CreateSession(worker.client(), "s", false).ok());
+  std::string handle;
+  ASSERT_TRUE(Register(worker.client(), TwoFeedGraph(worker), &handle, "s").ok());
+  RunGraphRequest last = RunRequest(handle, 51, "s");
+  last.set_is_partial(true);
+  last.set_is_last_partial_run(true);
+  *last.add_send() = Named(ClientKey(worker, "x"), Scalar(1));
+  last.add_recv_key(ClientKey(worker, "w"));  // needs z, which nobody sends
+  RunGraphResponse response;
+  Status waiting;
+  std::thread call([&] { waiting = worker.client()->RunGraph(last, &response, kCallTimeoutMs); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  DeleteWorkerSessionRequest request;
+  request.set_session_handle("s");
+  DeleteWorkerSessionResponse deleted;
+  ASSERT_TRUE(worker.client()->DeleteWorkerSession(request, &deleted, kCallTimeoutMs).ok());
+  call.join();  // bounded by kCallTimeoutMs
+  EXPECT_EQ(waiting.code(), Code::CANCELLED) << waiting;
+}
+
 TEST(WorkerPartialRunTest, AFailingKernelReachesTheWaitingCall) {
   TestWorker worker("worker", 0);
   GraphDef graph;
