@@ -17,6 +17,7 @@
 #include <set>
 #include <utility>
 
+#include "runtime/common_runtime/partial_run_check.h"
 #include "runtime/common_runtime/run_signature.h"
 #include "runtime/distributed/master_session.h"
 #include "runtime/distributed/master_session_internal.h"
@@ -132,41 +133,14 @@ Status MasterSession::CheckFetchesComputable(const PartialRun& run,
                                              const std::vector<std::string>& fetches) const {
   std::set<std::string> missing = run.pending_feeds;  // the caller holds run.mu
   for (const std::string& name : feeding) missing.erase(name);
-  if (missing.empty() || fetches.empty()) return Status::OK();
-  std::lock_guard<std::mutex> lock(graph_mu_);
-  // Walks back from each fetch; a fed tensor ends the walk (its producer
-  // never runs), a declared feed not fed yet means the fetch must wait.
+  if (missing.empty()) return Status::OK();
+  std::vector<std::string> fetch_nodes;
   for (const std::string& name : fetches) {
     TensorId id;
-    if (!ParseTensorName(name, &id)) continue;  // setup checked it
-    const Node* fetch = graph_->FindNode(id.node);
-    if (fetch == nullptr) continue;
-    std::vector<bool> seen(graph_->num_node_ids(), false);
-    std::vector<const Node*> stack{fetch};
-    seen[fetch->id()] = true;
-    while (!stack.empty()) {
-      const Node* node = stack.back();
-      stack.pop_back();
-      for (const Edge* edge : node->in_edges()) {
-        const Node* source = edge->src();
-        if (!edge->IsControlEdge()) {
-          const std::string tensor = source->name() + ":" + std::to_string(edge->src_output());
-          if (missing.count(tensor) > 0) {
-            // TensorFlow names the missing feed here, not the fetch.
-            return errors::InvalidArgument("Fetch ", tensor,
-                                           " can't be computed from the feeds that have been fed "
-                                           "so far.");
-          }
-          if (run.feeds.count(tensor) > 0) continue;
-        }
-        if (source->IsOp() && !seen[source->id()]) {
-          seen[source->id()] = true;
-          stack.push_back(source);
-        }
-      }
-    }
+    if (ParseTensorName(name, &id)) fetch_nodes.push_back(id.node);
   }
-  return Status::OK();
+  std::lock_guard<std::mutex> lock(graph_mu_);
+  return CheckPartialRunFetchesComputable(*graph_, missing, run.feeds, fetch_nodes);
 }
 
 Status MasterSession::RunPartial(const RunStepRequest& request, const NamedTensors& feeds,
