@@ -1911,7 +1911,10 @@ TF_CAPI_EXPORT extern void TW_SessionRunCallableWithMetadata(TF_Session* session
                                                              TF_Status* status);
 
 /* Partial runs: one step whose feeds are given, and fetches taken, over
- * several calls, as in TensorFlow.
+ * several calls, as in TensorFlow; on local sessions and on grpc:// targets
+ * alike (there the master keeps the step's partitions running on their
+ * workers between calls, with TensorFlow's MasterService protocol, so a
+ * TensorFlow server serves them too).
  *
  *   const char* handle = NULL;
  *   TF_SessionPRunSetup(session, feeds, 2, fetches, 2, NULL, 0, &handle, status);

@@ -19,6 +19,7 @@
 
 #include "runtime/common_runtime/direct_session.h"
 #include "runtime/common_runtime/direct_session_internal.h"
+#include "runtime/common_runtime/partial_run_check.h"
 
 namespace tensorweave {
 
@@ -182,41 +183,13 @@ Status DirectSession::FindPartialRun(const std::string& handle, std::shared_ptr<
 Status DirectSession::CheckFetchesComputable(const PartialRun& run,
                                              const std::vector<TensorId>& feeding,
                                              const std::vector<TensorId>& fetches) {
-  // Declared feeds still missing after this call's block the walk; fed
-  // ones (before or now) end it.
   std::set<std::string> missing = run.pending_feeds;
   for (const TensorId& id : feeding) missing.erase(CanonicalName(id));
   if (missing.empty()) return Status::OK();
+  std::vector<std::string> fetch_nodes;
+  for (const TensorId& id : fetches) fetch_nodes.push_back(id.node);
   std::lock_guard<std::mutex> lock(graph_mu_);
-  for (size_t f = 0; f < fetches.size(); ++f) {
-    const Node* fetch = graph_->FindNode(fetches[f].node);
-    if (fetch == nullptr) continue;  // setup checked it exists
-    std::vector<bool> seen(graph_->num_node_ids(), false);
-    std::vector<const Node*> stack{fetch};
-    seen[fetch->id()] = true;
-    while (!stack.empty()) {
-      const Node* node = stack.back();
-      stack.pop_back();
-      for (const Edge* edge : node->in_edges()) {
-        const Node* source = edge->src();
-        if (!edge->IsControlEdge()) {
-          const std::string tensor = source->name() + ":" + std::to_string(edge->src_output());
-          if (missing.count(tensor) > 0) {
-            // TensorFlow names the missing feed here, not the fetch.
-            return errors::InvalidArgument("Fetch ", tensor,
-                                           " can't be computed from the feeds that have been fed "
-                                           "so far.");
-          }
-          if (run.feed_position.count(tensor) > 0) continue;  // fed: its producer never runs
-        }
-        if (source->IsOp() && !seen[source->id()]) {
-          seen[source->id()] = true;
-          stack.push_back(source);
-        }
-      }
-    }
-  }
-  return Status::OK();
+  return CheckPartialRunFetchesComputable(*graph_, missing, run.feed_position, fetch_nodes);
 }
 
 Status DirectSession::PRun(const std::string& handle,

@@ -67,6 +67,10 @@ class GrpcRemoteMaster final : public MasterInterface {
                        ExtendSessionResponse* response) override {
     return Call(call, request, response, &Stub::PrepareAsyncExtendSession);
   }
+  Status PartialRunSetup(CallOptions* call, const PartialRunSetupRequest& request,
+                         PartialRunSetupResponse* response) override {
+    return Call(call, request, response, &Stub::PrepareAsyncPartialRunSetup);
+  }
   Status RunStep(CallOptions* call, const RunStepRequest& request, const NamedTensors& feeds,
                  RunStepResponse* response, NamedTensors* fetched) override {
     ::grpc::ByteBuffer sent, received;

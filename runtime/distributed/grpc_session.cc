@@ -218,22 +218,33 @@ Status GrpcSession::Run(const RunOptions& options,
   const int64_t timeout_ms = StepTimeout(options.timeout_in_ms());
   *request.mutable_options() = options;
   request.mutable_options()->set_timeout_in_ms(timeout_ms);
+  for (const std::string& target : target_nodes) request.add_target(target);
+  RunStepResponse response;
+  TW_RETURN_IF_ERROR(
+      RunStep(&request, inputs, output_names, /*fetch_each_once=*/true, outputs, &response));
+  if (run_metadata != nullptr) run_metadata->Swap(response.mutable_metadata());
+  return Status::OK();
+}
+
+Status GrpcSession::RunStep(RunStepRequest* request,
+                            const std::vector<std::pair<std::string, Tensor>>& inputs,
+                            const std::vector<std::string>& output_names, bool fetch_each_once,
+                            std::vector<Tensor>* outputs, RunStepResponse* response) {
   // Each name is fetched once; a repeated fetch gets a copy of the first.
   std::unordered_map<std::string, size_t> first_position;
   for (size_t i = 0; i < output_names.size(); ++i) {
-    if (first_position.emplace(output_names[i], i).second) request.add_fetch(output_names[i]);
+    const bool first = first_position.emplace(output_names[i], i).second;
+    if (first || !fetch_each_once) request->add_fetch(output_names[i]);
   }
-  for (const std::string& target : target_nodes) request.add_target(target);
   // As TensorFlow's client: a step's error comes back in the response body.
-  request.set_store_errors_in_response_body(true);
-  request.set_request_id(NewRequestId());
+  request->set_store_errors_in_response_body(true);
+  request->set_request_id(NewRequestId());
 
-  RunStepResponse response;
   NamedTensors fetched;
-  TrackedCall call(this, timeout_ms);
+  TrackedCall call(this, request->options().timeout_in_ms());
   TW_RETURN_IF_ERROR(call.Begin());
   TW_RETURN_IF_ERROR(
-      call.Finish(master_->RunStep(call.options(), request, inputs, &response, &fetched)));
+      call.Finish(master_->RunStep(call.options(), *request, inputs, response, &fetched)));
 
   std::vector<Tensor> results(output_names.size());
   std::vector<bool> received(output_names.size(), false);
@@ -254,9 +265,39 @@ Status GrpcSession::Run(const RunOptions& options,
     if (first != i) results[i] = results[first];
   }
   *outputs = std::move(results);
-  if (run_metadata != nullptr) run_metadata->Swap(response.mutable_metadata());
   runs_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
+}
+
+Status GrpcSession::PRunSetup(const std::vector<std::string>& input_names,
+                              const std::vector<std::string>& output_names,
+                              const std::vector<std::string>& target_nodes, std::string* handle) {
+  PartialRunSetupRequest request;
+  TW_RETURN_IF_ERROR(GetHandle(request.mutable_session_handle()));
+  for (const std::string& name : input_names) request.add_feed(name);
+  for (const std::string& name : output_names) request.add_fetch(name);
+  for (const std::string& name : target_nodes) request.add_target(name);
+  request.set_request_id(NewRequestId());
+  PartialRunSetupResponse response;
+  TrackedCall call(this, options_.config.operation_timeout_in_ms());
+  TW_RETURN_IF_ERROR(call.Begin());
+  TW_RETURN_IF_ERROR(call.Finish(master_->PartialRunSetup(call.options(), request, &response)));
+  *handle = response.partial_run_handle();
+  return Status::OK();
+}
+
+Status GrpcSession::PRun(const std::string& handle,
+                         const std::vector<std::pair<std::string, Tensor>>& inputs,
+                         const std::vector<std::string>& output_names,
+                         std::vector<Tensor>* outputs) {
+  RunStepRequest request;
+  TW_RETURN_IF_ERROR(GetHandle(request.mutable_session_handle()));
+  request.set_partial_run_handle(handle);
+  request.mutable_options()->set_timeout_in_ms(StepTimeout(0));
+  RunStepResponse response;
+  // Every name goes to the master, which refuses one fetched twice (as
+  // DirectSession does) rather than copying it.
+  return RunStep(&request, inputs, output_names, /*fetch_each_once=*/false, outputs, &response);
 }
 
 Status GrpcSession::MakeCallable(const CallableOptions& options, CallableHandle* handle) {

@@ -25,6 +25,8 @@
 //   stats of every task, partition graphs, as RunOptions asked) replaces
 //   the caller's RunMetadata, as in TensorFlow. MakeCallable, RunCallable and ReleaseCallable
 //   use the master's callable RPCs; ListDevices the ListDevices RPC.
+// - PRunSetup: the PartialRunSetup RPC; PRun: RunStep with the
+//   partial_run_handle, the feeds and fetches of that call.
 // - Timeouts: RunOptions.timeout_in_ms (for a callable, its run_options'),
 //   else config.operation_timeout_in_ms, is sent to the master and also
 //   bounds the RPC (grpc_remote_master.h), so a step that outlives it fails
@@ -79,6 +81,11 @@ class GrpcSession : public Session {
              const std::vector<std::string>& output_names,
              const std::vector<std::string>& target_nodes, std::vector<Tensor>* outputs,
              RunMetadata* run_metadata) override;
+  Status PRunSetup(const std::vector<std::string>& input_names,
+                   const std::vector<std::string>& output_names,
+                   const std::vector<std::string>& target_nodes, std::string* handle) override;
+  Status PRun(const std::string& handle, const std::vector<std::pair<std::string, Tensor>>& inputs,
+              const std::vector<std::string>& output_names, std::vector<Tensor>* outputs) override;
   Status MakeCallable(const CallableOptions& options, CallableHandle* handle) override;
   Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                      std::vector<Tensor>* fetches) override;
@@ -105,6 +112,13 @@ class GrpcSession : public Session {
   // The master's session handle: CANCELLED once closed, INVALID_ARGUMENT
   // before the session was created.
   Status GetHandle(std::string* handle) const;
+  // Sends `request` (session handle, options, targets or partial run
+  // handle filled in) with `inputs` and `output_names` as RunStep and puts
+  // the fetched values in `outputs`, in output_names' order. With
+  // `fetch_each_once` a repeated name is asked for once and copied.
+  Status RunStep(RunStepRequest* request, const std::vector<std::pair<std::string, Tensor>>& inputs,
+                 const std::vector<std::string>& output_names, bool fetch_each_once,
+                 std::vector<Tensor>* outputs, RunStepResponse* response);
   // The timeout for a step: `timeout_ms` when > 0, else the config's.
   int64_t StepTimeout(int64_t timeout_ms) const;
 

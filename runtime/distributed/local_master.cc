@@ -52,6 +52,10 @@ class DirectMaster final : public MasterInterface {
                        ExtendSessionResponse* response) override {
     return WithMaster([&](Master* master) { return master->ExtendSession(request, response); });
   }
+  Status PartialRunSetup(CallOptions* call, const PartialRunSetupRequest& request,
+                         PartialRunSetupResponse* response) override {
+    return WithMaster([&](Master* master) { return master->PartialRunSetup(request, response); });
+  }
   Status RunStep(CallOptions* call, const RunStepRequest& request, const NamedTensors& feeds,
                  RunStepResponse* response, NamedTensors* fetched) override {
     return WithMaster(

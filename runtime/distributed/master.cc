@@ -168,7 +168,7 @@ Status Master::PartialRunSetup(const PartialRunSetupRequest& request,
                                PartialRunSetupResponse* response) {
   std::shared_ptr<MasterSession> session;
   TW_RETURN_IF_ERROR(FindSession(request.session_handle(), &session));
-  return errors::Unimplemented("Partial runs are not supported by this master");
+  return session->PartialRunSetup(request, response);
 }
 
 Status Master::RunStep(const RunStepRequest& request, const NamedTensors& feeds,

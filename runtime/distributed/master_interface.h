@@ -42,6 +42,10 @@ class MasterInterface {
                                CreateSessionResponse* response) = 0;
   virtual Status ExtendSession(CallOptions* call, const ExtendSessionRequest& request,
                                ExtendSessionResponse* response) = 0;
+  // Declares a partial run's feeds, fetches and targets; RunStep with the
+  // handle it returns then feeds and fetches some of them per call.
+  virtual Status PartialRunSetup(CallOptions* call, const PartialRunSetupRequest& request,
+                                 PartialRunSetupResponse* response) = 0;
   // `request` carries no feed (they are `feeds`) and `response` gets no
   // tensor (they go to `fetched`, one per distinct fetch name of the
   // request, in the request's order).

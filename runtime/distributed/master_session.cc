@@ -12,6 +12,7 @@
 #include "runtime/common_runtime/run_signature.h"
 #include "runtime/common_runtime/subgraph.h"
 #include "runtime/distributed/cluster_devices.h"
+#include "runtime/distributed/master_session_internal.h"
 #include "runtime/distributed/parallel_calls.h"
 #include "runtime/framework/tensor.h"
 #include "runtime/graph/algorithm.h"
@@ -19,19 +20,11 @@
 
 namespace tensorweave {
 
+using master_session_internal::CanonicalTensorName;
+using master_session_internal::kClosedMessage;
+using master_session_internal::kLongestTimeoutMs;
+
 namespace {
-
-const char kClosedMessage[] = "Session has been closed.";
-
-// A timeout longer than a century cannot expire (and now() + it could
-// overflow the clock): treated as none, as DirectSession does.
-constexpr int64_t kLongestTimeoutMs = int64_t{100} * 366 * 24 * 3600 * 1000;
-
-std::string CanonicalTensorName(const std::string& name) {
-  TensorId id;
-  if (!ParseTensorName(name, &id)) return name;  // ParseSignature rejected it already
-  return TensorIdString(id);
-}
 
 // The job and task index of "/job:J/replica:R/task:T".
 bool ParseTaskName(const std::string& task, std::string* job, int* index) {
@@ -52,66 +45,6 @@ uint64_t NewRandomId() {
   while (id == 0) id = generator();
   return id;
 }
-
-// One signature compiled to partitions registered on workers. Feeds and
-// fetches are numbered in the order of the spelling that was built.
-struct MasterSession::ClientGraph {
-  struct Partition {
-    std::string task;
-    WorkerInterface* worker = nullptr;
-    std::string graph_handle;
-    GraphDef graph_def;  // as registered
-    // The client's (the master's own) task: the worker in this process may
-    // run it on the step's own thread, which would only wait otherwise.
-    bool caller_waits = false;
-  };
-  std::vector<Partition> partitions;
-  // The order a step starts its partitions in: the caller_waits one last.
-  std::vector<size_t> run_order;
-  std::map<std::string, int> feed_index;  // "x:0" → feed
-  std::vector<std::string> feed_keys;
-  std::vector<int> feed_partition;  // -1: pruned away (the value is not needed)
-  std::vector<DataType> feed_dtypes;
-  std::vector<PartialTensorShape> feed_shapes;
-  std::map<std::string, int> fetch_index;  // "y:0" → fetch
-  std::vector<std::string> fetch_keys;
-  std::vector<int> fetch_partition;
-};
-
-// One spelling of a signature: its graph and where each of its names sits.
-struct MasterSession::CacheEntry {
-  std::shared_ptr<const ClientGraph> graph;
-  std::vector<std::string> feed_names;  // as spelled, for errors
-  std::vector<int> feeds;               // spelled feed → graph feed
-  std::vector<int> fetches;             // spelled fetch → graph fetch
-};
-
-struct MasterSession::Callable {
-  std::shared_ptr<const CacheEntry> entry;
-  RunOptions run_options;
-};
-
-// One step in flight: the RunGraph calls Close may have to cancel.
-struct MasterSession::Step {
-  explicit Step(size_t num_partitions) : calls(num_partitions) {}
-
-  struct Call {
-    CallOptions options;
-    RunGraphInput input;
-    RunGraphOutput output;
-    Status status;
-  };
-  std::vector<Call> calls;  // one per partition (never resized: calls hold their own state)
-  std::mutex mu;
-  std::condition_variable changed;
-  int pending = 0;
-  bool failed = false;
-  bool cancelled_by_close = false;  // guarded by the session's steps_mu_
-
-  void CancelAll() {
-    for (Call& call : calls) call.options.StartCancel();
-  }
-};
 
 // --- Lifecycle -------------------------------------------------------------
 
@@ -199,7 +132,19 @@ Status MasterSession::Close() {
       step->cancelled_by_close = true;
       step->CancelAll();
     }
-    steps_cv_.wait(lock, [this] { return steps_.empty() && pending_cleanups_ == 0; });
+    steps_cv_.wait(lock, [this] { return steps_.empty(); });
+  }
+  // Partial runs still open would wait on their workers for feeds that no
+  // call will send any more.
+  std::vector<std::string> open;
+  {
+    std::lock_guard<std::mutex> lock(partial_runs_mu_);
+    for (const auto& entry : partial_runs_) open.push_back(entry.first);
+  }
+  for (const std::string& handle : open) EndPartialRun(handle);
+  {
+    std::unique_lock<std::mutex> lock(steps_mu_);
+    steps_cv_.wait(lock, [this] { return pending_cleanups_ == 0; });
   }
   std::lock_guard<std::mutex> lock(graph_mu_);
   const int64_t timeout_ms = ControlCallTimeoutMs();
@@ -253,9 +198,7 @@ void MasterSession::ListDevices(ListDevicesResponse* response) const {
 
 Status MasterSession::Run(const RunStepRequest& request, const NamedTensors& feeds,
                           RunStepResponse* response, NamedTensors* fetched) {
-  if (!request.partial_run_handle().empty()) {
-    return errors::Unimplemented("Partial runs are not supported by this master");
-  }
+  if (!request.partial_run_handle().empty()) return RunPartial(request, feeds, response, fetched);
   if (request.feed_size() > 0) {
     return errors::InvalidArgument("RunStep takes its fed values as tensors, not in request.feed");
   }
@@ -333,64 +276,11 @@ Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const
     step.calls[graph.fetch_partition[f]].input.request.add_recv_key(graph.fetch_keys[f]);
   }
 
-  if (!RegisterStep(&step)) return errors::Cancelled(kClosedMessage);
-  step.pending = static_cast<int>(step.calls.size());
-  Status first_error;  // the first failure to arrive: the others follow from it
-  for (size_t p : graph.run_order) {
-    Step::Call& call = step.calls[p];
-    call.input.caller_waits = graph.partitions[p].caller_waits;
-    graph.partitions[p].worker->RunGraphAsync(&call.options, &call.input, &call.output,
-                                              [&step, &call, &first_error](const Status& status) {
-                                                std::lock_guard<std::mutex> lock(step.mu);
-                                                call.status = status;
-                                                if (!status.ok() && !step.failed) {
-                                                  step.failed = true;
-                                                  first_error = status;
-                                                }
-                                                --step.pending;
-                                                step.changed.notify_all();
-                                              });
-  }
-  bool timed_out = false;
-  {
-    std::unique_lock<std::mutex> lock(step.mu);
-    const auto finished_or_failed = [&step] { return step.pending == 0 || step.failed; };
-    if (timeout_ms > 0) {
-      const auto deadline =
-          std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-      timed_out = !step.changed.wait_until(lock, deadline, finished_or_failed);
-    } else {
-      step.changed.wait(lock, finished_or_failed);
-    }
-    if (step.pending > 0) {
-      // One partition failed or time is up: the others cannot finish (they
-      // wait for tensors that will not come), so end their calls.
-      lock.unlock();
-      step.CancelAll();
-      lock.lock();
-      step.changed.wait(lock, [&step] { return step.pending == 0; });
-    }
-  }
+  Status status = RunCalls(graph, graph.run_order, timeout_ms, &step);
   // Cleanup counts as in flight before the step stops being, so Close never
   // sees a moment with neither.
   CleanupStep(graph, step_id);
   UnregisterStep(&step);
-
-  Status status = first_error;
-  if (timed_out || (timeout_ms > 0 && status.code() == Code::DEADLINE_EXCEEDED)) {
-    status = errors::DeadlineExceeded("Timed out after ", timeout_ms, " ms");
-  } else if (step.cancelled_by_close) {
-    status = errors::Cancelled("Step was cancelled: ", kClosedMessage);
-  } else if (status.code() == Code::CANCELLED) {
-    // A worker may report the cancellation of its peers' failure before the
-    // failure itself reached us: prefer any other error.
-    for (const Step::Call& call : step.calls) {
-      if (!call.status.ok() && call.status.code() != Code::CANCELLED) {
-        status = call.status;
-        break;
-      }
-    }
-  }
   TW_RETURN_IF_ERROR(status);
 
   std::vector<std::map<std::string, Tensor*>> received(step.calls.size());
@@ -408,6 +298,64 @@ Status MasterSession::RunStepOf(const CacheEntry& entry, const std::vector<const
   }
   if (record_timeline || record_partition_graphs) CollectMetadata(&step, metadata);
   return Status::OK();
+}
+
+Status MasterSession::RunCalls(const ClientGraph& graph, const std::vector<size_t>& partitions,
+                               int64_t timeout_ms, Step* step) {
+  if (!RegisterStep(step)) return errors::Cancelled(kClosedMessage);
+  step->pending = static_cast<int>(partitions.size());
+  Status first_error;  // the first failure to arrive: the others follow from it
+  for (size_t p : partitions) {
+    Step::Call& call = step->calls[p];
+    call.input.caller_waits = graph.partitions[p].caller_waits;
+    graph.partitions[p].worker->RunGraphAsync(&call.options, &call.input, &call.output,
+                                              [step, &call, &first_error](const Status& status) {
+                                                std::lock_guard<std::mutex> lock(step->mu);
+                                                call.status = status;
+                                                if (!status.ok() && !step->failed) {
+                                                  step->failed = true;
+                                                  first_error = status;
+                                                }
+                                                --step->pending;
+                                                step->changed.notify_all();
+                                              });
+  }
+  bool timed_out = false;
+  {
+    std::unique_lock<std::mutex> lock(step->mu);
+    const auto finished_or_failed = [step] { return step->pending == 0 || step->failed; };
+    if (timeout_ms > 0) {
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+      timed_out = !step->changed.wait_until(lock, deadline, finished_or_failed);
+    } else {
+      step->changed.wait(lock, finished_or_failed);
+    }
+    if (step->pending > 0) {
+      // One partition failed or time is up: the others cannot finish (they
+      // wait for tensors that will not come), so end their calls.
+      lock.unlock();
+      step->CancelAll();
+      lock.lock();
+      step->changed.wait(lock, [step] { return step->pending == 0; });
+    }
+  }
+  Status status = first_error;
+  if (timed_out || (timeout_ms > 0 && status.code() == Code::DEADLINE_EXCEEDED)) {
+    status = errors::DeadlineExceeded("Timed out after ", timeout_ms, " ms");
+  } else if (step->cancelled_by_close) {
+    status = errors::Cancelled("Step was cancelled: ", kClosedMessage);
+  } else if (status.code() == Code::CANCELLED) {
+    // A worker may report the cancellation of its peers' failure before the
+    // failure itself reached us: prefer any other error.
+    for (const Step::Call& call : step->calls) {
+      if (!call.status.ok() && call.status.code() != Code::CANCELLED) {
+        status = call.status;
+        break;
+      }
+    }
+  }
+  return status;
 }
 
 void MasterSession::CollectMetadata(Step* step, RunMetadata* metadata) {

@@ -34,6 +34,15 @@
 // output_partition_graphs for the graphs its devices ran; the response's
 // metadata gets them all. An untraced step asks for and copies nothing.
 //
+// Partial runs (master_session_partial_run.cc, TensorFlow's protocol):
+// PartialRunSetup builds (or reuses) the partitions of the declared feeds,
+// fetches and targets and picks the step's id; each Run with the handle
+// sends RunGraph with is_partial to the partitions (the first call starts
+// them all; later ones reach only the client task's, which holds every
+// feed and fetch), and the call that uses the last declared feed and fetch
+// sends is_last_partial_run to all of them and waits for the step to end.
+// A failed call ends the step everywhere (CleanupGraph), as does Close.
+//
 // Thread-safe: steps run concurrently; Close cancels running steps.
 #ifndef TENSORWEAVE_DISTRIBUTED_MASTER_SESSION_H_
 #define TENSORWEAVE_DISTRIBUTED_MASTER_SESSION_H_
@@ -103,9 +112,14 @@ class MasterSession {
   Status Extend(const ExtendSessionRequest& request, ExtendSessionResponse* response);
   // Feeds and fetches as Tensors (Master::RunStep): request.feed and
   // response->tensor stay empty; `fetched` gets one value per fetch, named
-  // as spelled.
+  // as spelled. With request.partial_run_handle, one call of that partial
+  // run: INVALID_ARGUMENT for an unknown handle, a feed or fetch not
+  // declared at setup or already used, a fetch the feeds given so far
+  // cannot compute.
   Status Run(const RunStepRequest& request, const NamedTensors& feeds, RunStepResponse* response,
              NamedTensors* fetched);
+  // INVALID_ARGUMENT without fetches and targets, or as Run for names.
+  Status PartialRunSetup(const PartialRunSetupRequest& request, PartialRunSetupResponse* response);
   Status MakeCallable(const MakeCallableRequest& request, MakeCallableResponse* response);
   Status RunCallable(const RunCallableRequest& request, const std::vector<Tensor>& feeds,
                      RunCallableResponse* response, std::vector<Tensor>* fetched);
@@ -125,6 +139,7 @@ class MasterSession {
   struct CacheEntry;   // one spelling of a signature
   struct Callable;
   struct Step;
+  struct PartialRun;  // one partial run between its setup and its end
 
   explicit MasterSession(MasterSessionOptions options, const proto::DeviceAttributes& client);
 
@@ -144,6 +159,24 @@ class MasterSession {
   Status RunStepOf(const CacheEntry& entry, const std::vector<const Tensor*>& feeds,
                    int64_t timeout_ms, const RunOptions& run_options, RunMetadata* metadata,
                    std::vector<Tensor>* fetched);
+  // Registers `step` (Close cancels it), starts the calls of `partitions`
+  // (their inputs filled in), waits for them (cancelling the others when
+  // one fails or time is up) and returns the step's first real error. The
+  // caller unregisters the step.
+  Status RunCalls(const ClientGraph& graph, const std::vector<size_t>& partitions,
+                  int64_t timeout_ms, Step* step);
+  Status RunPartial(const RunStepRequest& request, const NamedTensors& feeds,
+                    RunStepResponse* response, NamedTensors* fetched);
+  // Checks one call's feeds and fetches against `run` and marks them used.
+  Status UsePartialRunNames(PartialRun* run, const std::vector<std::string>& feed_names,
+                            const NamedTensors& feeds, const std::vector<std::string>& fetch_names,
+                            bool* last);
+  // INVALID_ARGUMENT when a fetch needs a declared feed not fed so far (nor
+  // in `feeding`): the step would wait for it forever.
+  Status CheckFetchesComputable(const PartialRun& run, const std::set<std::string>& feeding,
+                                const std::vector<std::string>& fetches) const;
+  // Forgets the partial run and ends its step on every worker.
+  void EndPartialRun(const std::string& handle);
   // Moves the step stats and partition graphs every partition returned
   // into `metadata`.
   static void CollectMetadata(Step* step, RunMetadata* metadata);
@@ -178,6 +211,10 @@ class MasterSession {
   std::set<Step*> steps_;
   int pending_cleanups_ = 0;  // CleanupGraph calls not answered yet
   bool closed_ = false;       // guarded by steps_mu_
+
+  std::mutex partial_runs_mu_;
+  std::map<std::string, std::shared_ptr<PartialRun>> partial_runs_;  // guarded by partial_runs_mu_
+  int64_t next_partial_run_handle_ = 0;                              // guarded by partial_runs_mu_
 
   std::atomic<int64_t> signatures_built_{0};
 };

@@ -7,6 +7,7 @@
 #include "runtime/common_runtime/local_devices.h"
 #include "runtime/common_runtime/step_stats_collector.h"
 #include "runtime/common_runtime/thread_pools.h"
+#include "runtime/distributed/worker_step.h"
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/str_util.h"
 
@@ -19,18 +20,6 @@ bool IsValidJobName(const std::string& name) {
   }
   return true;
 }
-
-// What one RunGraph call keeps alive until it has finished, and what its
-// cancellation reaches (possibly after the call finished).
-struct Worker::Step {
-  std::shared_ptr<WorkerSession> session;
-  std::shared_ptr<const RegisteredGraph> graph;
-  std::shared_ptr<RemoteRendezvous> rendezvous;
-  CancellationManager cancellation;
-  std::atomic<bool> cancelled{false};
-  // Set for a traced step only (exec_opts.record_timeline or record_costs).
-  std::unique_ptr<StepStatsCollector> stats;
-};
 
 namespace {
 
@@ -105,7 +94,17 @@ Worker::Worker(const WorkerOptions& options, std::vector<std::unique_ptr<Device>
                         &legacy_session_);
 }
 
-Worker::~Worker() { rendezvous_mgr_.CleanupAll(); }
+Worker::~Worker() {
+  // Executors of partial runs use this worker's devices and runner: they
+  // are cancelled and waited for before any of it goes.
+  CancelPartialRuns([](int64_t, const PartialRun&) { return true; },
+                    errors::Cancelled("The worker is shutting down"));
+  {
+    std::unique_lock<std::mutex> lock(partial_runs_mu_);
+    partial_runs_cv_.wait(lock, [this] { return partial_executors_running_ == 0; });
+  }
+  rendezvous_mgr_.CleanupAll();
+}
 
 Device* Worker::FindDevice(const std::string& name) const {
   auto found = devices_by_name_.find(name);
@@ -233,6 +232,12 @@ void Worker::DeleteWorkerSessionAsync(CallOptions* call, const DeleteWorkerSessi
       }
     }
   }
+  if (session != nullptr) {
+    const std::string& handle = request->session_handle();
+    CancelPartialRuns(
+        [&handle](int64_t, const PartialRun& run) { return run.session_handle == handle; },
+        errors::Cancelled("The worker session of the partial run was deleted"));
+  }
   // Deleting a session that is not there (any more) is not an error, as in
   // TensorFlow: a master retrying its cleanup must not fail.
   done(Status::OK());
@@ -276,21 +281,9 @@ void Worker::RunGraphAsync(CallOptions* call, const RunGraphInput* input, RunGra
   if (!status.ok()) done(status);
 }
 
-// Checks the request, feeds the step and starts its executors. On error
-// nothing was started and the caller reports the error through `done`;
-// otherwise `done` was moved into the step.
-Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunGraphOutput* output,
-                             StatusCallback* done) {
+Status Worker::CheckRunGraphKeys(const RunGraphInput& input, const RegisteredGraph& graph,
+                                 bool partial) {
   const RunGraphRequest& request = input.request;
-  if (request.is_partial() || request.is_last_partial_run()) {
-    return errors::Unimplemented("Partial runs are not supported by this worker");
-  }
-  auto step = std::make_shared<Step>();
-  TW_RETURN_IF_ERROR(FindSession(request.session_handle(), request.create_worker_session_called(),
-                                 &step->session));
-  TW_RETURN_IF_ERROR(step->session->graphs()->Lookup(request.graph_handle(), &step->graph));
-  const RegisteredGraph& graph = *step->graph;
-
   std::set<std::string> fed;
   for (const auto& [key, value] : input.sends) {
     auto receiver = graph.feed_keys().find(key);
@@ -309,6 +302,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
     }
   }
   for (const auto& [key, dtype] : graph.feed_keys()) {
+    if (partial) break;  // a partial run's feeds come over several calls
     if (fed.count(key) == 0) {
       return errors::InvalidArgument("RunGraph does not send ", key, ", which graph ",
                                      request.graph_handle(), " receives from the client");
@@ -322,6 +316,25 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
     }
   }
 
+  return Status::OK();
+}
+
+// Checks the request, feeds the step and starts its executors. On error
+// nothing was started and the caller reports the error through `done`;
+// otherwise `done` was moved into the step.
+Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunGraphOutput* output,
+                             StatusCallback* done) {
+  const RunGraphRequest& request = input.request;
+  if (request.is_partial() || request.is_last_partial_run()) {
+    return StartPartialRunGraph(call, input, output, done);
+  }
+  auto step = std::make_shared<Step>();
+  TW_RETURN_IF_ERROR(FindSession(request.session_handle(), request.create_worker_session_called(),
+                                 &step->session));
+  TW_RETURN_IF_ERROR(step->session->graphs()->Lookup(request.graph_handle(), &step->graph));
+  const RegisteredGraph& graph = *step->graph;
+  TW_RETURN_IF_ERROR(CheckRunGraphKeys(input, graph, /*partial=*/false));
+
   step->rendezvous = rendezvous_mgr_.FindOrCreate(request.step_id());
   step->rendezvous->SetWorkerCache(step->session->worker_cache().get());
   for (const auto& [key, value] : input.sends) {
@@ -331,11 +344,7 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
   // The caller (the master, when another partition of the step failed)
   // cancels the whole step: receivers wake, no kernel starts any more.
   if (call != nullptr)
-    call->SetCancelCallback([step] {
-      step->cancelled.store(true, std::memory_order_relaxed);
-      step->rendezvous->StartAbort(errors::Cancelled("RunGraph was cancelled"));
-      step->cancellation.StartCancel();
-    });
+    call->SetCancelCallback([step] { step->Cancel(errors::Cancelled("RunGraph was cancelled")); });
   Executor::Args args;
   args.step_id = request.step_id();
   args.rendezvous = step->rendezvous.get();
@@ -397,7 +406,11 @@ Status Worker::StartRunGraph(CallOptions* call, const RunGraphInput& input, RunG
 
 void Worker::CleanupGraphAsync(CallOptions* call, const CleanupGraphRequest* request,
                                CleanupGraphResponse* response, StatusCallback done) {
-  rendezvous_mgr_.Cleanup(request->step_id());
+  // A partial run the master gave up on (failed, cancelled, closed) ends here.
+  const int64_t step_id = request->step_id();
+  CancelPartialRuns([step_id](int64_t id, const PartialRun&) { return id == step_id; },
+                    errors::Cancelled("Partial run step ", step_id, " was cleaned up"));
+  rendezvous_mgr_.Cleanup(step_id);
   done(Status::OK());
 }
 

@@ -25,10 +25,13 @@
 #ifndef TENSORWEAVE_DISTRIBUTED_WORKER_H_
 #define TENSORWEAVE_DISTRIBUTED_WORKER_H_
 
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/common_runtime/executor.h"
@@ -82,9 +85,17 @@ class Worker : public WorkerInterface {
   // (the master then knows the worker restarted and lost them); a request
   // that can never succeed (malformed key or tensor, a node on a device of
   // another task, feeds or fetches the graph does not have) is
-  // INVALID_ARGUMENT; RunGraph's partial runs are UNIMPLEMENTED. RunGraph
-  // must send every client-terminated _Recv of the graph and may fetch any
-  // client-terminated _Send, both by the rendezvous key of the node's attrs.
+  // INVALID_ARGUMENT. RunGraph must send every client-terminated _Recv of
+  // the graph and may fetch any client-terminated _Send, both by the
+  // rendezvous key of the node's attrs.
+  //
+  // Partial runs (request.is_partial, TensorFlow's protocol): the first
+  // call of a step_id and graph starts its executors, which then wait for
+  // the feeds; every call (the first too) sends some feeds and waits for
+  // the fetches it names; the call with is_last_partial_run also waits for
+  // the executors to finish and forgets the step. CleanupGraph of the
+  // step, DeleteWorkerSession of its session and a cancelled call cancel
+  // a partial run that is still going.
   void GetStatusAsync(CallOptions* call, const GetStatusRequest* request,
                       GetStatusResponse* response, StatusCallback done) override;
   void CreateWorkerSessionAsync(CallOptions* call, const CreateWorkerSessionRequest* request,
@@ -136,6 +147,18 @@ class Worker : public WorkerInterface {
   Status CacheForCluster(const ClusterDef& cluster, std::shared_ptr<WorkerCacheInterface>* cache);
   Status StartRunGraph(CallOptions* call, const RunGraphInput& input, RunGraphOutput* output,
                        StatusCallback* done);
+  // Checks a RunGraph's sends and recv keys against `graph`; a partial call
+  // need not send every feed.
+  static Status CheckRunGraphKeys(const RunGraphInput& input, const RegisteredGraph& graph,
+                                  bool partial);
+
+  // Partial runs (worker_partial_run.cc).
+  struct PartialRun;
+  Status StartPartialRunGraph(CallOptions* call, const RunGraphInput& input, RunGraphOutput* output,
+                              StatusCallback* done);
+  // Cancels and forgets the partial runs `matches` selects.
+  void CancelPartialRuns(const std::function<bool(int64_t step_id, const PartialRun&)>& matches,
+                         const Status& reason);
 
   const WorkerOptions options_;
   const std::string task_name_;
@@ -162,6 +185,14 @@ class Worker : public WorkerInterface {
     std::string session_handle;
   };
   std::multimap<std::string, MasterSession> sessions_of_master_;  // guarded by mu_
+
+  // Partial runs going on, by step id and graph handle; executors of
+  // partial runs still running (the destructor waits for them).
+  std::mutex partial_runs_mu_;
+  std::condition_variable partial_runs_cv_;
+  std::map<std::pair<int64_t, std::string>, std::shared_ptr<PartialRun>>
+      partial_runs_;                   // guarded by partial_runs_mu_
+  int partial_executors_running_ = 0;  // guarded by partial_runs_mu_
 };
 
 }  // namespace tensorweave

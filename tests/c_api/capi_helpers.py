@@ -113,6 +113,7 @@ def proto_classes(repo, workdir):
         "ApiDef",
         "FullTypeDef",
         "CppShapeInferenceResult",
+        "ServerDef",
     ]
     found = {n: classes[f"tensorweave.{n}"] for n in names}
     # The OpDef messages live in package tensorweave.proto.

@@ -87,6 +87,37 @@ def test_TF_SessionPRun_feeds_and_fetches_over_calls(api, lib, session, abc):
         lib.TF_DeletePRunHandle(handle)
 
 
+def test_TF_SessionPRun_on_a_grpc_target(api, lib, pb, graph, abc):
+    a, b, c, r1, r2 = abc
+    server_def = pb.ServerDef(job_name="worker", task_index=0, protocol="grpc")
+    server_def.cluster.job.add(name="worker").tasks[0] = "localhost:0"  # a free loopback port
+    data = server_def.SerializeToString()
+    server = api.call(lib.TF_NewServer, data, len(data))
+    status = lib.TF_NewStatus()
+    try:
+        api.call(lib.TF_ServerStart, server)
+        target = api.ffi.string(lib.TF_ServerTarget(server)).decode()
+        opts = api.options(pb.ConfigProto(operation_timeout_in_ms=30000), target=target)
+        session = api.call(lib.TF_NewSession, graph, opts)
+        lib.TF_DeleteSessionOptions(opts)
+        handle = setup(api, session, [a, b, c], [r1, r2])
+        try:
+            values, code, message = prun(api, session, handle, [(a, 1), (b, 2)], [r1])
+            assert code == TF_OK and values == [3], message
+            _, code, message = prun(api, session, handle, [(a, 1)], [])
+            assert code == CODES["INVALID_ARGUMENT"]
+            assert message == "The feed a:0 has already been fed."
+            values, code, message = prun(api, session, handle, [(c, 17)], [r2])
+            assert code == TF_OK and values == [51], message
+        finally:
+            lib.TF_DeletePRunHandle(handle)
+        lib.TF_DeleteSession(session, status)
+        api.check(status)
+    finally:
+        lib.TF_DeleteStatus(status)
+        lib.TF_DeleteServer(server)
+
+
 def test_TF_SessionPRun_errors(api, lib, session, abc):
     a, b, c, r1, r2 = abc
     handle = setup(api, session, [a, b], [r1])

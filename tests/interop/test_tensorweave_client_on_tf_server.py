@@ -287,3 +287,25 @@ def test_our_conds_and_while_loops_run_on_a_tensorflow_server(tf_server):
         assert [sess.run(y, {x: 3.0, p: taken}) for taken in (True, False)] == [6.0, 2.0]
         assert [sess.run(cond_grad, {x: 3.0, p: taken}) for taken in (True, False)] == [2.0, 1.0]
         assert sess.run(power, {x: 2.0}) == 32.0
+
+
+def test_partial_runs_on_a_tensorflow_server(tf_server):
+    a = tf.placeholder(tf.float32, [], name="a")
+    b = tf.placeholder(tf.float32, [], name="b")
+    c = tf.placeholder(tf.float32, [], name="c")
+    r1 = tf.add(a, b, name="r1")
+    r2 = tf.multiply(r1, c, name="r2")
+    config = tf.ConfigProto(operation_timeout_in_ms=30000)
+    with tf.Session(tf_server, config=config) as sess:
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        first = sess.partial_run(h, r1, feed_dict={a: 1, b: 2})
+        assert first == 3
+        assert sess.partial_run(h, r2, feed_dict={c: first * 17}) == 153
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        assert sess.partial_run(h, r1, feed_dict={a: 1, b: 2}) == 3
+        # TensorFlow's master refuses what tensorweave's refuses.
+        with pytest.raises(tf.errors.InvalidArgumentError, match="has already been fetched"):
+            sess.partial_run(h, r1, feed_dict={c: 2})
+        assert sess.partial_run(h, r2, feed_dict={c: 5}) == 15
+        unfinished = sess.partial_run_setup([r1, r2], [a, b, c])
+        assert sess.partial_run(unfinished, r1, feed_dict={a: 1, b: 2}) == 3

@@ -72,3 +72,19 @@ def test_tf_client_runs_tensorflow_2_control_flow_and_functions(tf_client, tw_se
     assert result["cond"] == [6.0, 2.0]
     assert result["power"] == 32.0
     assert result["squared"] == 9.0
+
+
+def test_tf_client_partial_runs(tf_client, tw_server):
+    result = run_scenario(tf_client, tw_server, "partial_run")
+    assert result["first"] == 3.0
+    assert result["second"] == 153.0
+    assert result["handles_differ"]
+    assert result["last"] == 15.0
+    for name, words in (
+        ("not_computable", "can't be computed"),
+        ("already_fed", "has already been fed"),
+        ("already_fetched", "has already been fetched"),
+        ("ended", "Must run 'setup'"),
+    ):
+        assert result[name]["code"] == INVALID_ARGUMENT, result[name]
+        assert words in result[name]["message"], result[name]

@@ -165,7 +165,39 @@ def functions(target):
         }
 
 
+def partial_run(target):
+    a = v1.placeholder(tf.float32, [], name="a")
+    b = v1.placeholder(tf.float32, [], name="b")
+    c = v1.placeholder(tf.float32, [], name="c")
+    r1 = tf.add(a, b, name="r1")
+    r2 = tf.multiply(r1, c, name="r2")
+    with session(target) as sess:
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        first = float(sess.partial_run(h, r1, feed_dict={a: 1, b: 2}))
+        second = float(sess.partial_run(h, r2, feed_dict={c: first * 17}))
+        h2 = sess.partial_run_setup([r1, r2], [a, b, c])
+        not_computable = error_of(lambda: sess.partial_run(h2, r2, feed_dict={a: 1, b: 2}))
+        sess.partial_run(h2, r1, feed_dict={a: 1, b: 2})
+        already_fed = error_of(lambda: sess.partial_run(h2, r2, feed_dict={a: 1, c: 2}))
+        already_fetched = error_of(lambda: sess.partial_run(h2, r1, feed_dict={c: 2}))
+        last = float(sess.partial_run(h2, r2, feed_dict={c: 5}))
+        ended = error_of(lambda: sess.partial_run(h2, r1, feed_dict={a: 1, b: 2}))
+        unfinished = sess.partial_run_setup([r1, r2], [a, b, c])
+        sess.partial_run(unfinished, r1, feed_dict={a: 1, b: 2})  # closed with the session
+    return {
+        "first": first,
+        "second": second,
+        "handles_differ": h != h2,
+        "not_computable": not_computable,
+        "already_fed": already_fed,
+        "already_fetched": already_fetched,
+        "last": last,
+        "ended": ended,
+    }
+
+
 SCENARIOS = {
+    "partial_run": partial_run,
     "functions": functions,
     "control_flow": control_flow,
     "affine": affine,

@@ -232,7 +232,8 @@ class BaseSession:
     def partial_run_setup(self, fetches, feeds=None):
         """Starts a partial run: declares everything it will fetch or run
         (`fetches`, as for `run`) and feed (`feeds`, tensors or names), and
-        returns the handle `partial_run` takes.
+        returns the handle `partial_run` takes. Works on local sessions and
+        on grpc:// targets (tensorweave or TensorFlow servers).
 
             h = sess.partial_run_setup([r1, r2], [a, b, c])
             res = sess.partial_run(h, r1, feed_dict={a: 1, b: 2})
