@@ -96,9 +96,13 @@ def _string_array(value):
 
 def make_tensor_proto(value, dtype=None, shape=None):
     """A TensorProto (tensor_content for numbers, string_val for strings)."""
+    return tensor_proto_of_array(to_ndarray(value, dtype, shape))
+
+
+def tensor_proto_of_array(array):
+    """The TensorProto of an array to_ndarray made (its dtype and shape as they are)."""
     from tensorweave.proto import tensor_pb2
 
-    array = to_ndarray(value, dtype, shape)
     proto = tensor_pb2.TensorProto(dtype=dtypes.as_dtype(array.dtype).as_datatype_enum)
     proto.tensor_shape.CopyFrom(tensor_shape.TensorShape(array.shape).as_proto())
     if array.dtype == object:
