@@ -8,11 +8,10 @@ attr kind goes through one call (TF_SetAttrValueProto).
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.proto import attr_value_pb2, tensor_pb2
 
 
 def to_attr_value(value):
-    from tensorweave.proto import attr_value_pb2, tensor_pb2
-
     attr = attr_value_pb2.AttrValue()
     if isinstance(value, attr_value_pb2.AttrValue):
         attr.CopyFrom(value)

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.proto import tensor_pb2
 
 
 def _python_leaves(value):
@@ -101,8 +102,6 @@ def make_tensor_proto(value, dtype=None, shape=None):
 
 def tensor_proto_of_array(array):
     """The TensorProto of an array to_ndarray made (its dtype and shape as they are)."""
-    from tensorweave.proto import tensor_pb2
-
     proto = tensor_pb2.TensorProto(dtype=dtypes.as_dtype(array.dtype).as_datatype_enum)
     proto.tensor_shape.CopyFrom(tensor_shape.TensorShape(array.shape).as_proto())
     if array.dtype == object:
