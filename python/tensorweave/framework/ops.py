@@ -600,7 +600,7 @@ class Graph:
                 attrs = dict(attrs or {}, _class=groups)
                 device = next((c.device for c in self._colocation_stack if c.device), device)
             serialized = [
-                (attr_name, attr_value.to_attr_value(value).SerializeToString())
+                (attr_name, attr_value.serialize(value))
                 for attr_name, value in (attrs or {}).items()
             ]
             try:
