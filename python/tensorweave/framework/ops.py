@@ -530,8 +530,11 @@ class Graph:
         string fills in the fields inner scopes left unset; a device function
         sees the op with the device inner scopes gave it and returns its new
         device (so it may keep, merge or override them); None ends the search."""
+        stack = self._device_stack
+        if not stack:
+            return ""  # most ops: no device scope, nothing to ask
         pending = _PendingOp(op_type, name)
-        for entry in reversed(self._device_stack):
+        for entry in reversed(stack):
             if entry is None:
                 break
             if callable(entry):
