@@ -62,6 +62,7 @@ static bool OperationFromPython(PyObject* object, TF_Operation** out) {
 %unignore TW_GraphOperationNames;
 %unignore TW_OperationInputs;
 %unignore TW_OperationControlInputs;
+%unignore TW_OperationOutputTypes;
 %unignore TW_GraphGetTensorShape;
 %unignore TW_GraphToGraphDef;
 %unignore TW_OperationToNodeDef;

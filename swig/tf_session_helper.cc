@@ -246,6 +246,18 @@ PyObject* TW_OperationControlInputs(TF_Operation* oper) {
   return names.release();
 }
 
+PyObject* TW_OperationOutputTypes(TF_Operation* oper) {
+  const int count = TF_OperationNumOutputs(oper);
+  PyRef types(PyList_New(count));
+  if (!types) return nullptr;
+  for (int i = 0; i < count; ++i) {
+    PyObject* type = PyLong_FromLong(TF_OperationOutputType(TF_Output{oper, i}));
+    if (type == nullptr) return nullptr;
+    PyList_SET_ITEM(types.get(), i, type);
+  }
+  return types.release();
+}
+
 PyObject* TW_GraphGetTensorShape(TF_Graph* graph, TF_Output output, TF_Status* status) {
   const int rank = TF_GraphGetTensorNumDims(graph, output, status);
   if (TF_GetCode(status) != TF_OK) return nullptr;

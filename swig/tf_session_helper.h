@@ -73,6 +73,9 @@ PyObject* TW_GraphOperationNames(TF_Graph* graph);
 PyObject* TW_OperationInputs(TF_Operation* oper);
 // The names of the control inputs of `oper`.
 PyObject* TW_OperationControlInputs(TF_Operation* oper);
+// [TF_DataType as int] of each output of `oper`: one call where a new
+// Operation wrapper would otherwise make one per output.
+PyObject* TW_OperationOutputTypes(TF_Operation* oper);
 // The inferred shape of `output`: a list (-1 for unknown sizes) or None for
 // an unknown rank.
 PyObject* TW_GraphGetTensorShape(TF_Graph* graph, TF_Output output, TF_Status* status);

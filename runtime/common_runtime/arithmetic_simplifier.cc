@@ -392,16 +392,34 @@ class ArithmeticSimplifier {
     Node* constant = nullptr;
     TW_RETURN_IF_ERROR(BuildConstantExpression(constant_op, dtype, node, first, second,
                                                combined_shape, &constant));
-    NodeDef def;
-    def.set_name(node->name());
-    def.set_op(result_op);
-    def.set_device(node->requested_device());
-    SetAttrValue(dtype, &(*def.mutable_attr())["T"]);
     std::vector<NodeOutput> inputs = {inner.x, NodeOutput{constant, 0}};
     if (constant_minus_x) std::swap(inputs[0], inputs[1]);
     dead_candidates_.push_back(inner_node->id());
-    TW_RETURN_IF_ERROR(ReplaceNode(graph_, node, def, inputs, ControlInputs(node)));
+    if (result_op == type) {
+      TW_RETURN_IF_ERROR(Rewire(node, inputs));
+    } else {
+      NodeDef def;
+      def.set_name(node->name());
+      def.set_op(result_op);
+      def.set_device(node->requested_device());
+      SetAttrValue(dtype, &(*def.mutable_attr())["T"]);
+      TW_RETURN_IF_ERROR(ReplaceNode(graph_, node, def, inputs, ControlInputs(node)));
+    }
     *done = true;
+    return Status::OK();
+  }
+
+  // `node` reads `inputs` instead of its data inputs. When a push-down keeps
+  // the op (the usual (x + c1) + c2 → x + c), the node stays as it is, with
+  // its consumers and control inputs, rather than being removed and added
+  // again: in a chain of n such steps that was most of the pass.
+  Status Rewire(Node* node, const std::vector<NodeOutput>& inputs) {
+    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+      const Edge* old_edge = nullptr;
+      TW_RETURN_IF_ERROR(node->input_edge(i, &old_edge));
+      graph_->RemoveEdge(old_edge);
+      TW_RETURN_IF_ERROR(graph_->AddEdge(inputs[i].node, inputs[i].index, node, i));
+    }
     return Status::OK();
   }
 

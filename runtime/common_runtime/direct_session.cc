@@ -77,14 +77,14 @@ class RunCallFrame final : public CallFrameInterface {
   int num_retvals_;
 };
 
-// What a run with `options` reports: the stats `collector` gathered (when
-// the run was traced) and the partition graphs (when asked for).
-void FillRunMetadata(const RunOptions& options,
-                     const std::map<std::string, GraphDef>& partition_graphs,
+// What a run reports: the stats `collector` gathered (when
+// the run was traced) and the partition graphs (when asked for: null
+// otherwise, so they are only serialized for runs that want them).
+void FillRunMetadata(const std::map<std::string, GraphDef>* partition_graphs,
                      std::optional<StepStatsCollector>* collector, RunMetadata* run_metadata) {
   if (collector->has_value()) (*collector)->Finalize(run_metadata->mutable_step_stats());
-  if (options.output_partition_graphs()) {
-    for (const auto& [device, graph] : partition_graphs) {
+  if (partition_graphs != nullptr) {
+    for (const auto& [device, graph] : *partition_graphs) {
       *run_metadata->add_partition_graphs() = graph;
     }
   }
@@ -480,7 +480,8 @@ Status DirectSession::RunPrepared(const RunOptions& options, const CacheEntry& e
     for (int i = 0; i < num_outputs; ++i) (*outputs)[i] = distinct[binding.fetch_to_retval[i]];
   }
   if (run_metadata != nullptr) {
-    FillRunMetadata(options, executors.partition_graphs, &collector, run_metadata);
+    FillRunMetadata(options.output_partition_graphs() ? &executors.PartitionGraphs() : nullptr,
+                    &collector, run_metadata);
   }
   // The last use of the session's state: a destructor waiting for this step
   // may proceed as soon as it is unregistered.
@@ -591,25 +592,20 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
                             std::vector<int>* output_to_retval) {
   FeedFetchSignature signature;
   TW_RETURN_IF_ERROR(ParseSignature(feed_names, output_names, target_nodes, &signature));
-  Graph graph(graph_->op_registry());
-  TW_RETURN_IF_ERROR(CopyGraph(*graph_, &graph));
+  auto graph = std::make_unique<Graph>(graph_->op_registry());
+  TW_RETURN_IF_ERROR(CopyGraph(*graph_, graph.get()));
   RewriteResult rewrite;
-  TW_RETURN_IF_ERROR(RewriteForSignature(signature, endpoints, &graph, &rewrite));
-  TW_RETURN_IF_ERROR(OptimizeSignatureGraph(options_.config, signature, &graph));
+  TW_RETURN_IF_ERROR(RewriteForSignature(signature, endpoints, graph.get(), &rewrite));
+  TW_RETURN_IF_ERROR(OptimizeSignatureGraph(options_.config, signature, graph.get()));
 
   std::vector<Device*> devices;
   for (const auto& device : devices_) devices.push_back(device.get());
   TW_RETURN_IF_ERROR(
-      PlaceSignatureGraph(devices, options_.config, *graph_, &stateful_placements_, &graph));
+      PlaceSignatureGraph(devices, options_.config, *graph_, &stateful_placements_, graph.get()));
 
-  std::map<std::string, std::unique_ptr<Graph>> partitions;
-  PartitionOptions partition_options;
-  partition_options.device_incarnation = [this](const std::string& device) {
-    auto found = devices_by_name_.find(device);  // placement only picks our devices
-    return found == devices_by_name_.end() ? uint64_t{1} : found->second->incarnation();
-  };
-  TW_RETURN_IF_ERROR(PartitionGraph(partition_options, graph, &partitions));
   auto result = std::make_unique<ExecutorsAndKeys>();
+  std::map<std::string, std::unique_ptr<Graph>>& partitions = result->partitions;
+  TW_RETURN_IF_ERROR(PartitionSignatureGraph(std::move(graph), &partitions));
   for (const auto& entry : partitions) {
     auto device = devices_by_name_.find(entry.first);
     if (device == devices_by_name_.end()) {
@@ -625,7 +621,6 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
       params.function_library = part.function_library.get();
     }
     TW_RETURN_IF_ERROR(NewLocalExecutor(params, *entry.second, &part.executor));
-    entry.second->ToGraphDef(&result->partition_graphs[entry.first]);
     result->parts.push_back(std::move(part));
   }
   result->feed_dtypes = rewrite.feed_dtypes;
@@ -637,6 +632,40 @@ Status DirectSession::Build(const std::vector<std::string>& feed_names,
   *output_to_retval = signature.output_to_fetch;
   *built = std::move(result);
   return Status::OK();
+}
+
+Status DirectSession::PartitionSignatureGraph(
+    std::unique_ptr<Graph> graph, std::map<std::string, std::unique_ptr<Graph>>* partitions) {
+  // Placed on one device and without functions of its own (which partitions
+  // do not carry): the graph is its one partition, as the partitioner would
+  // copy it, without copying it.
+  std::string device;
+  bool one_device = graph->flib_def().empty();
+  for (Node* node : graph->op_nodes()) {
+    if (!one_device) break;
+    const std::string& assigned = node->assigned_device_name();
+    if (device.empty()) device = assigned;
+    one_device = !assigned.empty() && assigned == device;
+  }
+  if (one_device && !device.empty()) {
+    for (Node* node : graph->op_nodes()) node->set_requested_device(device);
+    partitions->clear();
+    (*partitions)[device] = std::move(graph);
+    return Status::OK();
+  }
+  PartitionOptions options;
+  options.device_incarnation = [this](const std::string& device) {
+    auto found = devices_by_name_.find(device);  // placement only picks our devices
+    return found == devices_by_name_.end() ? uint64_t{1} : found->second->incarnation();
+  };
+  return PartitionGraph(options, *graph, partitions);
+}
+
+const std::map<std::string, GraphDef>& DirectSession::ExecutorsAndKeys::PartitionGraphs() const {
+  std::call_once(partition_graphs_once_, [this] {
+    for (const auto& [device, graph] : partitions) graph->ToGraphDef(&partition_graphs_[device]);
+  });
+  return partition_graphs_;
 }
 
 void DirectSession::ClearVariables(const std::vector<std::string>& containers) {
@@ -654,7 +683,7 @@ Status DirectSession::GetPartitionGraphs(const std::vector<std::string>& feed_na
   if (entry == nullptr) {
     return errors::NotFound("No executors were built for this signature");
   }
-  *partitions = entry->executors->partition_graphs;
+  *partitions = entry->executors->PartitionGraphs();
   return Status::OK();
 }
 

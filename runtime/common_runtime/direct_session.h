@@ -147,6 +147,10 @@ class DirectSession : public Session {
                const std::vector<std::string>& output_names,
                const std::vector<std::string>& target_nodes, const SignatureEndpoints& endpoints,
                std::unique_ptr<ExecutorsAndKeys>* built, std::vector<int>* output_to_retval);
+  // Splits a placed signature graph into one graph per device (the graph
+  // itself when it is all on one device).
+  Status PartitionSignatureGraph(std::unique_ptr<Graph> graph,
+                                 std::map<std::string, std::unique_ptr<Graph>>* partitions);
   const CacheEntry* FindEntry(const std::string& key) const;
   const CacheEntry* InsertEntry(const std::string& key, std::unique_ptr<CacheEntry> entry);
   Status FindCallable(CallableHandle handle, std::shared_ptr<Callable>* callable) const;

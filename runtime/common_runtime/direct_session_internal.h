@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,16 @@ struct DirectSession::ExecutorsAndKeys {
   std::vector<PartialTensorShape> feed_shapes;
   std::vector<char> check_shape;  // the feed comes from a placeholder with a known rank
   int num_retvals = 0;
-  std::map<std::string, GraphDef> partition_graphs;
+  // The partitions the executors were made from, by device. Serialized on
+  // first use only (RunOptions.output_partition_graphs, GetPartitionGraphs):
+  // most signatures are never asked, and serializing every partition was a
+  // tenth of the first run of a big graph.
+  std::map<std::string, std::unique_ptr<Graph>> partitions;
+  const std::map<std::string, GraphDef>& PartitionGraphs() const;
+
+ private:
+  mutable std::once_flag partition_graphs_once_;
+  mutable std::map<std::string, GraphDef> partition_graphs_;
 };
 
 struct DirectSession::Step {

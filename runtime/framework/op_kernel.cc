@@ -158,31 +158,46 @@ class KernelRegistry {
   }
 
   // The registration whose device and type constraints match the node.
-  // `mismatch` describes the candidates when none matches.
+  // `candidates` (when given) describes the registrations when none matches;
+  // the description is only built then, since every kernel creation and
+  // every folding candidate looks a kernel up.
   const KernelRegistration* Find(const std::string& device_type, const NodeDef& node,
                                  std::string* candidates) const {
     std::lock_guard<std::mutex> lock(mu_);
     auto range = kernels_.equal_range(node.op());
-    std::vector<std::string> seen;
     for (auto it = range.first; it != range.second; ++it) {
-      const KernelDefBuilder& def = it->second.def;
-      std::vector<std::string> parts;
-      bool matches = def.device_type() == device_type;
-      for (const auto& constraint : def.constraints()) {
-        parts.push_back(constraint.attr + "=" + DataTypeString(constraint.dtype));
-        DataType actual;
-        if (!GetNodeAttr(node, constraint.attr, &actual).ok() || actual != constraint.dtype) {
-          matches = false;
-        }
-      }
-      if (matches) return &it->second;
-      seen.push_back(def.device_type() + (parts.empty() ? "" : " [" + StrJoin(parts, ", ") + "]"));
+      if (Matches(it->second.def, device_type, node)) return &it->second;
     }
-    if (candidates) *candidates = StrJoin(seen, "; ");
+    if (candidates != nullptr) {
+      std::vector<std::string> seen;
+      for (auto it = range.first; it != range.second; ++it) {
+        const KernelDefBuilder& def = it->second.def;
+        std::vector<std::string> parts;
+        for (const auto& constraint : def.constraints()) {
+          parts.push_back(constraint.attr + "=" + DataTypeString(constraint.dtype));
+        }
+        seen.push_back(def.device_type() +
+                       (parts.empty() ? "" : " [" + StrJoin(parts, ", ") + "]"));
+      }
+      *candidates = StrJoin(seen, "; ");
+    }
     return nullptr;
   }
 
  private:
+  static bool Matches(const KernelDefBuilder& def, const std::string& device_type,
+                      const NodeDef& node) {
+    if (def.device_type() != device_type) return false;
+    for (const auto& constraint : def.constraints()) {
+      const AttrValue* attr = FindNodeAttr(node, constraint.attr);
+      if (attr == nullptr || attr->value_case() != AttrValue::kType ||
+          attr->type() != constraint.dtype) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   mutable std::mutex mu_;
   std::multimap<std::string, KernelRegistration> kernels_;
 };

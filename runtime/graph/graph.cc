@@ -413,10 +413,14 @@ std::vector<Node*> Graph::op_nodes() const {
 }
 
 std::string Graph::NewName(const std::string& prefix) {
-  // Skip counters whose name a user already took.
+  // Skip counters whose name a user already took. Appended by hand rather
+  // than with StrCat (a stream per call): optimizer passes name one new node
+  // per rewrite, thousands in a big graph.
+  std::string name = prefix.empty() ? std::string("_") : prefix + "/_";
+  const size_t stem = name.size();
   while (true) {
-    std::string name =
-        prefix.empty() ? StrCat("_", name_counter_++) : StrCat(prefix, "/_", name_counter_++);
+    name.resize(stem);
+    name += std::to_string(name_counter_++);
     if (!names_.count(name)) return name;
   }
 }

@@ -49,6 +49,30 @@ def test_name_scopes_nest_reenter_and_reset():
         assert scope == "default/"
 
 
+def test_name_scope_enters_the_graph_of_its_values_and_leaves_it_on_errors():
+    other = tf.Graph()
+    with other.as_default():
+        value = tf.constant(1.0)
+    outer = tf.get_default_graph()
+    with tf.name_scope("s", values=[value]) as scope:
+        assert scope == "s/" and tf.get_default_graph() is other
+        inside = tf.constant(2.0, name="c")
+    assert inside.graph is other and inside.op.name == "s/c"
+    assert tf.get_default_graph() is outer and other.get_name_scope() == ""
+    with (
+        pytest.raises(ValueError, match="not a valid scope name"),
+        tf.name_scope("bad name", values=[value]),
+    ):
+        pass
+    assert tf.get_default_graph() is outer
+    with pytest.raises(KeyError), tf.name_scope("failing", values=[value]):
+        raise KeyError("body")
+    assert tf.get_default_graph() is outer and other.get_name_scope() == ""
+    with other.name_scope("again") as scope:
+        assert scope == "again/" and other.get_name_scope() == "again"
+    assert other.get_name_scope() == ""
+
+
 def test_scoped_ops_keep_tensorflow_names():
     with tf.name_scope("dense"):
         x = tf.placeholder(tf.float32, [None, 3], name="x")

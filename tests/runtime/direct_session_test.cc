@@ -3,6 +3,7 @@
 // error paths of Run, and callables (prepared runs).
 #include "runtime/common_runtime/direct_session.h"
 
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -379,6 +380,35 @@ TEST(DirectSessionTest, TwoCpusPartitionWithSendAndRecv) {
                         ->GetPartitionGraphs({"x"}, {"after_counter"}, {}, &one_partition));
   ASSERT_EQ(one_partition.size(), 1u);
   EXPECT_EQ(CountOps(one_partition[kCpu0], "_Send"), 0);
+}
+
+// A signature placed on one device is its own partition (not copied) and
+// its GraphDef is made only when a run or GetPartitionGraphs asks for it.
+TEST(DirectSessionTest, AOneDevicePartitionIsReportedWhenAskedFor) {
+  std::unique_ptr<Session> session = NewDirectSession();
+  auto* direct = static_cast<DirectSession*>(session.get());
+  SESSION_ASSERT_OK(session->Create(AffineGraph("/device:CPU:0")));
+  std::vector<Tensor> outputs;
+  RunMetadata untraced;
+  SESSION_ASSERT_OK(
+      direct->Run(RunOptions(), {{"x", FloatVector({1, 2})}}, {"y"}, {}, &outputs, &untraced));
+  EXPECT_EQ(untraced.partition_graphs_size(), 0);
+  RunOptions asking;
+  asking.set_output_partition_graphs(true);
+  RunMetadata traced;
+  SESSION_ASSERT_OK(
+      direct->Run(asking, {{"x", FloatVector({1, 2})}}, {"y"}, {}, &outputs, &traced));
+  EXPECT_EQ(Values(outputs[0]), std::vector<float>({3, 5}));
+  ASSERT_EQ(traced.partition_graphs_size(), 1);
+  std::map<std::string, GraphDef> partitions;
+  SESSION_ASSERT_OK(direct->GetPartitionGraphs({"x"}, {"y"}, {}, &partitions));
+  ASSERT_EQ(partitions.size(), 1u);
+  const GraphDef& partition = partitions[kCpu0];
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(partition, traced.partition_graphs(0)));
+  EXPECT_EQ(CountOps(partition, "_Arg"), 1);
+  EXPECT_EQ(CountOps(partition, "_Retval"), 1);
+  for (const NodeDef& node : partition.node()) EXPECT_EQ(node.device(), kCpu0) << node.name();
 }
 
 TEST(DirectSessionTest, FeedsAndFetchesOnTheSecondDevice) {

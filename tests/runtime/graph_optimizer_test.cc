@@ -432,6 +432,31 @@ TEST(ArithmeticSimplifierTest, AChainOfAdditionsOfConstantsCollapses) {
   EXPECT_EQ(Values(result.outputs[0]), std::vector<float>({5000.5f}));
 }
 
+// A push-down that keeps the op rewires the node in place: it keeps its
+// control inputs and the attrs the rewrite does not set (here a colocation
+// request), and the constant it reads is the combined one.
+TEST(ArithmeticSimplifierTest, APushDownKeepsWhatTheNodeCarriesBesidesItsInputs) {
+  GraphDef graph = FedChain(2);
+  Scalar(&graph, "k", 9.0f);
+  NodeDef* outer = FindMutable(&graph, "y2");
+  outer->add_input("^k");
+  (*outer->mutable_attr())["_class"].mutable_list()->add_s("loc:@y1");
+  GraphDef optimized = Optimized(graph, {"x:0"}, {"y2:0"});
+  const NodeDef* y2 = FindNode(optimized, "y2");
+  ASSERT_NE(y2, nullptr);
+  EXPECT_EQ(y2->op(), "AddV2");
+  ASSERT_EQ(y2->input_size(), 3);
+  EXPECT_EQ(y2->input(2), "^k");
+  ASSERT_EQ(OpOf(optimized, y2->input(1)), "Const");
+  Tensor combined;
+  ASSERT_TRUE(GetNodeAttr(*FindNode(optimized, y2->input(1)), "value", &combined).ok());
+  EXPECT_EQ(Values(combined), std::vector<float>({2.0f}));
+  const AttrValue* colocation = FindNodeAttr(*y2, "_class");
+  ASSERT_NE(colocation, nullptr);
+  EXPECT_EQ(colocation->list().s(0), "loc:@y1");
+  ExpectSameResults(graph, {{"x:0", FloatScalar(0.5f)}}, {"y2:0"});
+}
+
 TEST(ArithmeticSimplifierTest, EverySignCombinationOfAddAndSubGivesTheSameValues) {
   const char* kInner[] = {"x+c", "c+x", "x-c", "c-x"};
   const char* kOuter[] = {"i+d", "d+i", "i-d", "d-i"};

@@ -37,6 +37,7 @@ const std::map<std::string, std::string>& Exceptions() {
       {"FrameworkTestConcat", "NodeDef validation test op, never run"},
       // This file's own op, whose kernel refuses int8 (see the last test).
       {"CoverageTestRefusesInt8", "self-test of the constructor check"},
+      {"CoverageTestTwoKernels", "self-test of the kernel lookup: int32 has none on purpose"},
   };
   return *exceptions;
 }
@@ -52,6 +53,15 @@ class RefusesInt8Kernel : public OpKernel {
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0)); }
 };
 REGISTER_KERNEL_BUILDER(Name("CoverageTestRefusesInt8").Device(DEVICE_CPU), RefusesInt8Kernel);
+
+// An op with kernels for two of its dtypes only, for the lookup tests below.
+REGISTER_OP("CoverageTestTwoKernels").Input("x: T").Output("y: T").Attr("T: {float, int8, int32}");
+REGISTER_KERNEL_BUILDER(
+    Name("CoverageTestTwoKernels").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    RefusesInt8Kernel);
+REGISTER_KERNEL_BUILDER(
+    Name("CoverageTestTwoKernels").Device(DEVICE_CPU).TypeConstraint<int8_t>("T"),
+    RefusesInt8Kernel);
 
 // The dtypes a type attr admits.
 std::vector<DataType> AdmittedTypes(const AttrDef& attr) {
@@ -199,6 +209,28 @@ TEST(OpKernelCoverage, ReportsAKernelThatRefusesAnAdmittedDtype) {
       MissingKernels(*OpRegistry::Global()->LookUp("CoverageTestRefusesInt8"), device.get());
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].rfind("T=int8 (int8 is not supported", 0), 0u) << missing[0];
+}
+
+// The kernel lookup picks the registration whose constraints the node
+// meets, and when none does the error lists every registration.
+TEST(OpKernelCoverage, KernelLookupMatchesConstraintsAndListsCandidatesWhenNoneMatches) {
+  const std::unique_ptr<Device> device = NewTestDevice();
+  NodeDef node;
+  node.set_name("lookup");
+  node.set_op("CoverageTestTwoKernels");
+  SetAttrValue(DT_FLOAT, &(*node.mutable_attr())["T"]);
+  EXPECT_TRUE(KernelExists(DEVICE_CPU, node));
+  std::unique_ptr<OpKernel> kernel;
+  TW_EXPECT_OK(CreateOpKernel(DEVICE_CPU, device.get(), node, &kernel));
+  EXPECT_FALSE(KernelExists("GPU", node));
+  SetAttrValue(DT_INT32, &(*node.mutable_attr())["T"]);
+  EXPECT_FALSE(KernelExists(DEVICE_CPU, node));
+  const Status missing = CreateOpKernel(DEVICE_CPU, device.get(), node, &kernel);
+  EXPECT_EQ(missing.code(), Code::NOT_FOUND);
+  EXPECT_NE(missing.message().find("registered kernels: CPU [T=float]; CPU [T=int8]"),
+            std::string::npos)
+      << missing;
+  EXPECT_NE(missing.message().find("node 'lookup'"), std::string::npos) << missing;
 }
 
 }  // namespace

@@ -8,11 +8,24 @@ attr kind goes through one call (TF_SetAttrValueProto).
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape, tensor_util
+from tensorweave.proto import attr_value_pb2, tensor_pb2
+
+# DType attrs serialized, by DType: nearly every op has one (T, dtype), and
+# the bytes never change.
+_SERIALIZED_TYPES = {}
+
+
+def serialize(value):
+    """to_attr_value(value) as bytes, the form the C API takes."""
+    if isinstance(value, dtypes.DType):
+        found = _SERIALIZED_TYPES.get(value)
+        if found is None:
+            found = _SERIALIZED_TYPES[value] = to_attr_value(value).SerializeToString()
+        return found
+    return to_attr_value(value).SerializeToString()
 
 
 def to_attr_value(value):
-    from tensorweave.proto import attr_value_pb2, tensor_pb2
-
     attr = attr_value_pb2.AttrValue()
     if isinstance(value, attr_value_pb2.AttrValue):
         attr.CopyFrom(value)

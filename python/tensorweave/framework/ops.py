@@ -138,9 +138,10 @@ class Operation:
         self._c_op = c_op
         self._name = c_api.TF_OperationName(c_op)
         self._type = c_api.TF_OperationOpType(c_op)
+        # One call for all output types: an op is wrapped once per creation.
         self._outputs = [
-            Tensor(self, i, dtypes.as_dtype(c_api.TF_OperationOutputType((c_op, i))))
-            for i in range(c_api.TF_OperationNumOutputs(c_op))
+            Tensor(self, i, dtypes.as_dtype(dtype))
+            for i, dtype in enumerate(c_api.TW_OperationOutputTypes(c_op))
         ]
         self._inputs = None
         self._control_inputs = None
@@ -505,24 +506,10 @@ class Graph:
     def get_name_scope(self):
         return self._name_stack
 
-    @contextlib.contextmanager
     def name_scope(self, name):
         """Yields "scope/"; a name ending in "/" reenters that exact scope and
         None or "" goes back to the top level."""
-        if name and not _VALID_SCOPE_NAME.fullmatch(name):
-            raise ValueError(f"'{name}' is not a valid scope name")
-        old = self._name_stack
-        if not name:
-            new = ""
-        elif name.endswith("/"):
-            new = name[:-1]
-        else:
-            new = self.unique_name(name)
-        self._name_stack = new
-        try:
-            yield f"{new}/" if new else ""
-        finally:
-            self._name_stack = old
+        return _NameScope(self, name, make_default=False)
 
     def control_dependencies(self, control_inputs):
         """Ops created inside run after `control_inputs` (None clears outer scopes)."""
@@ -562,8 +549,11 @@ class Graph:
         string fills in the fields inner scopes left unset; a device function
         sees the op with the device inner scopes gave it and returns its new
         device (so it may keep, merge or override them); None ends the search."""
+        stack = self._device_stack
+        if not stack:
+            return ""  # most ops: no device scope, nothing to ask
         pending = _PendingOp(op_type, name)
-        for entry in reversed(self._device_stack):
+        for entry in reversed(stack):
             if entry is None:
                 break
             if callable(entry):
@@ -632,7 +622,7 @@ class Graph:
                 attrs = dict(attrs or {}, _class=groups)
                 device = next((c.device for c in self._colocation_stack if c.device), device)
             serialized = [
-                (attr_name, attr_value.to_attr_value(value).SerializeToString())
+                (attr_name, attr_value.serialize(value))
                 for attr_name, value in (attrs or {}).items()
             ]
             try:
@@ -869,15 +859,21 @@ class _DefaultStack(threading.local):
 
     @contextlib.contextmanager
     def get_controller(self, default):
-        self.stack.append(default)
+        self.push(default)
         try:
             yield default
         finally:
-            # Entries may be removed out of order by a failing nested block.
-            if self.stack and self.stack[-1] is default:
-                self.stack.pop()
-            elif default in self.stack:
-                self.stack.remove(default)
+            self.remove(default)
+
+    def push(self, default):
+        self.stack.append(default)
+
+    def remove(self, default):
+        # Entries may be removed out of order by a failing nested block.
+        if self.stack and self.stack[-1] is default:
+            self.stack.pop()
+        elif default in self.stack:
+            self.stack.remove(default)
 
 
 class _DefaultGraphStack(_DefaultStack):
@@ -992,14 +988,51 @@ def _graph_of(values):
     return found
 
 
-@contextlib.contextmanager
 def name_scope(name, default_name=None, values=None):
     """TensorFlow 1.x `tf.name_scope(name, default_name, values)`: enters the
     graph of `values` (or the default graph) and yields the scope string."""
     name = default_name if name is None else name
-    graph = _graph_of(values) or get_default_graph()
-    with graph.as_default(), graph.name_scope(name) as scope:
-        yield scope
+    return _NameScope(_graph_of(values) or get_default_graph(), name, make_default=True)
+
+
+class _NameScope:
+    """Graph.name_scope and tf.name_scope (which also makes the graph the
+    default while inside). A class rather than nested generator context
+    managers: every op wrapper enters one, and the generators cost a sixth
+    of building an op."""
+
+    __slots__ = ("_graph", "_make_default", "_name", "_old_stack")
+
+    def __init__(self, graph, name, make_default):
+        self._graph = graph
+        self._name = name
+        self._make_default = make_default
+
+    def __enter__(self):
+        graph, name = self._graph, self._name
+        if self._make_default:
+            _default_graph_stack.push(graph)
+        try:
+            if name and not _VALID_SCOPE_NAME.fullmatch(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            self._old_stack = graph._name_stack
+            if not name:
+                new = ""
+            elif name.endswith("/"):
+                new = name[:-1]
+            else:
+                new = graph.unique_name(name)
+        except BaseException:
+            if self._make_default:
+                _default_graph_stack.remove(graph)
+            raise
+        graph._name_stack = new
+        return f"{new}/" if new else ""
+
+    def __exit__(self, *unused):
+        self._graph._name_stack = self._old_stack
+        if self._make_default:
+            _default_graph_stack.remove(self._graph)
 
 
 def control_dependencies(control_inputs):

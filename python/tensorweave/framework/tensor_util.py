@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from tensorweave.framework import dtypes, tensor_shape
+from tensorweave.proto import tensor_pb2
 
 
 def _python_leaves(value):
@@ -96,9 +97,11 @@ def _string_array(value):
 
 def make_tensor_proto(value, dtype=None, shape=None):
     """A TensorProto (tensor_content for numbers, string_val for strings)."""
-    from tensorweave.proto import tensor_pb2
+    return tensor_proto_of_array(to_ndarray(value, dtype, shape))
 
-    array = to_ndarray(value, dtype, shape)
+
+def tensor_proto_of_array(array):
+    """The TensorProto of an array to_ndarray made (its dtype and shape as they are)."""
     proto = tensor_pb2.TensorProto(dtype=dtypes.as_dtype(array.dtype).as_datatype_enum)
     proto.tensor_shape.CopyFrom(tensor_shape.TensorShape(array.shape).as_proto())
     if array.dtype == object:

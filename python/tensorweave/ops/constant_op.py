@@ -15,6 +15,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     return graph.create_op(
         "Const",
         [],
-        attrs={"value": tensor_util.make_tensor_proto(array, dtype), "dtype": dtype},
+        # `array` already has `dtype`: converting it again would only repeat the checks.
+        attrs={"value": tensor_util.tensor_proto_of_array(array), "dtype": dtype},
         name=name,
     ).outputs[0]
