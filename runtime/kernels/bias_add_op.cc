@@ -61,6 +61,17 @@ class BiasAddOp : public BiasOpBase {
 TW_FOR_EACH_NUMBER(TW_REGISTER_BIAS_ADD)
 #undef TW_REGISTER_BIAS_ADD
 
+// partial[c] += row[c] for c < channels (integers wrap). The cheap cost
+// model lets GCC vectorize this loop of unknown length at -O2 (its default
+// "very cheap" one leaves it scalar: ~9 instructions per element of an LSTM
+// step's [32, 512] gradient, callgrind).
+template <typename T>
+__attribute__((optimize("vect-cost-model=cheap"))) void AddRowInto(const T* __restrict row,
+                                                                   int64_t channels,
+                                                                   T* __restrict partial) {
+  for (int64_t c = 0; c < channels; ++c) partial[c] = WrappingAdd(partial[c], row[c]);
+}
+
 // Viewed as [outer, channels, inner] (inner = 1 for NHWC, outer = 1 for a
 // rank-2 NCHW input), the result is the sum over outer and inner of each
 // channel.
@@ -93,7 +104,7 @@ class BiasAddGradOp : public BiasOpBase {
           for (int64_t o = begin; o < end; ++o) {
             const T* block = in + o * channels * inner;
             if (inner == 1) {
-              for (int64_t c = 0; c < channels; ++c) partial[c] = WrappingAdd(partial[c], block[c]);
+              AddRowInto(block, channels, partial);
             } else {
               for (int64_t c = 0; c < channels; ++c) {
                 T sum = 0;

@@ -81,9 +81,13 @@ Status ParseEpilogue(OpKernelConstruction* c, bool allow_batch_norm, int args, E
   return Status::OK();
 }
 
-template <typename T>
-T Activate(Activation activation, T alpha, T v) {
-  switch (activation) {
+// The activation is a template argument so that each epilogue loop below is
+// compiled per activation: with the switch inside, the loop over a row made
+// a call per element and did not vectorize (~18 instructions per element of
+// an LSTM step's MatMul + BiasAdd, callgrind).
+template <Activation kActivation, typename T>
+T Activate(T alpha, T v) {
+  switch (kActivation) {
     case Activation::kNone:
       return v;
     case Activation::kRelu:
@@ -130,25 +134,53 @@ Status ChannelAffine(OpKernelContext* ctx, const Epilogue& e, int first_arg, int
   return Status::OK();
 }
 
+// Rows [begin, end) of the epilogue with the activation fixed. At -O2 GCC's
+// "very cheap" cost model leaves loops of unknown length scalar; this one
+// asks for the cheap model, under which the row loops vectorize.
+template <Activation kActivation, typename T>
+__attribute__((optimize("vect-cost-model=cheap"))) void EpilogueRows(
+    T alpha, const T* __restrict scale, const T* __restrict shift, int64_t begin, int64_t end,
+    int64_t channels, T* __restrict out) {
+  for (int64_t r = begin; r < end; ++r) {
+    T* row = out + r * channels;
+    if (scale == nullptr) {
+      for (int64_t c = 0; c < channels; ++c) {
+        row[c] = Activate<kActivation>(alpha, row[c] + shift[c]);
+      }
+    } else {
+      for (int64_t c = 0; c < channels; ++c) {
+        row[c] = Activate<kActivation>(alpha, row[c] * scale[c] + shift[c]);
+      }
+    }
+  }
+}
+
 // out[r, c] = act(out[r, c] * scale[c] + shift[c]) over `rows` rows of
 // `channels`, rows spread over the pool.
 template <typename T>
 void ApplyEpilogue(OpKernelContext* ctx, const Epilogue& e, const std::vector<T>& scale,
                    const std::vector<T>& shift, int64_t rows, int64_t channels, T* out) {
   const T alpha = static_cast<T>(e.alpha);
+  const T* scale_data = scale.empty() ? nullptr : scale.data();
+  const T* shift_data = shift.data();
   const double cycles = channels * (e.activation == Activation::kElu ? 20.0 : 2.0);
   ParallelFor(ctx, rows, channels * sizeof(T), cycles, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      T* row = out + r * channels;
-      if (scale.empty()) {
-        for (int64_t c = 0; c < channels; ++c) {
-          row[c] = Activate(e.activation, alpha, row[c] + shift[c]);
-        }
-      } else {
-        for (int64_t c = 0; c < channels; ++c) {
-          row[c] = Activate(e.activation, alpha, row[c] * scale[c] + shift[c]);
-        }
-      }
+    switch (e.activation) {
+      case Activation::kNone:
+        return EpilogueRows<Activation::kNone>(alpha, scale_data, shift_data, begin, end, channels,
+                                               out);
+      case Activation::kRelu:
+        return EpilogueRows<Activation::kRelu>(alpha, scale_data, shift_data, begin, end, channels,
+                                               out);
+      case Activation::kRelu6:
+        return EpilogueRows<Activation::kRelu6>(alpha, scale_data, shift_data, begin, end, channels,
+                                                out);
+      case Activation::kElu:
+        return EpilogueRows<Activation::kElu>(alpha, scale_data, shift_data, begin, end, channels,
+                                              out);
+      case Activation::kLeakyRelu:
+        return EpilogueRows<Activation::kLeakyRelu>(alpha, scale_data, shift_data, begin, end,
+                                                    channels, out);
     }
   });
 }
