@@ -93,17 +93,21 @@ Status FramePropagator::Initialize(const Graph& graph, const std::vector<int>& i
     n.local = static_cast<int>(frame.initial_counts.size());
     n.num_data_inputs = node->num_inputs();
     n.is_merge = IsMergeOp(node);
-    n.is_enter = IsEnterOp(node);
-    n.is_exit = IsExitOp(node);
-    n.is_next_iteration = IsNextIterationOp(node);
     n.is_control_trigger = IsControlTriggerOp(node);
+    if (IsEnterOp(node)) {
+      n.crossing = Crossing::kEnter;
+    } else if (IsExitOp(node)) {
+      n.crossing = Crossing::kExit;
+    } else if (IsNextIterationOp(node)) {
+      n.crossing = Crossing::kNextIteration;
+    }
     if (n.frame != 0 && item.is_client_fetch) {
       return errors::Unimplemented("The fetch sent by '", node->name(),
                                    "' is inside the while loop '", info.frames[n.frame].name,
                                    "'; fetching a tensor from inside a loop is not supported by "
                                    "remote sessions");
     }
-    if (n.is_enter) {
+    if (n.crossing == Crossing::kEnter) {
       n.enters_frame = info.enters_frame[node->id()];
       TW_RETURN_IF_ERROR(GetNodeAttr(node->def(), "is_constant", &n.is_constant_enter));
       int64_t parallel = 0;
@@ -177,7 +181,7 @@ int FramePropagator::Activate(FrameState* frame, IterationState* iteration, int 
                               TensorValue* outputs, bool may_move,
                               NodeStack<TaggedNode>* ready) const {
   const NodeItem& item = graph_->items[node];
-  const bool from_enter = node_info_[node].is_enter;
+  const bool from_enter = node_info_[node].crossing == Crossing::kEnter;
   int activated = 0;
   for (int e = item.out_begin; e < item.out_end; ++e) {
     const EdgeInfo& edge = edges_[e];
@@ -243,36 +247,23 @@ void FramePropagator::Propagate(StepData* step, const TaggedNode& tagged, Tensor
   FrameState* frame = tagged.frame;
   IterationState* iteration = tagged.iteration;
   std::lock_guard<PropagationLock> lock(step->mu);
-  if (info.is_enter) {
-    FrameState* child = FindOrCreateChild(step, frame, iteration, node);
-    if (info.is_constant_enter) {
-      child->loop_invariants.push_back({node, is_dead ? TensorValue() : outputs[0]});
-      TensorValue* value = &child->loop_invariants.back().second;
-      for (int64_t i = 0; i <= child->iteration_count; ++i) {
-        IterationState* alive = child->Get(i);
-        if (alive != nullptr) Activate(child, alive, node, is_dead, value, false, ready);
+  switch (info.crossing) {
+    case Crossing::kNone:
+      Activate(frame, iteration, node, is_dead, outputs, true, ready);
+      break;
+    case Crossing::kEnter:
+      PropagateEnter(step, frame, iteration, node, is_dead, outputs, ready);
+      break;
+    case Crossing::kExit:
+      if (is_dead) {
+        if (iteration->iter == frame->iteration_count) frame->dead_exits.push_back(node);
+      } else {
+        Activate(frame->parent, frame->parent_iteration, node, false, outputs, true, ready);
       }
-    } else {
-      IterationState* first = child->Get(0);
-      if (first != nullptr) Activate(child, first, node, is_dead, outputs, true, ready);
-    }
-    --child->num_pending_inputs;
-    // The last Enter may find the child's work all finished already (every
-    // value it got was dead): then the child is done now.
-    IterationState* first = child->Get(0);
-    if (child->num_pending_inputs == 0 && first != nullptr && first->outstanding_ops == 0 &&
-        first->outstanding_frames == 0 && CleanupIterations(step, child, first, ready)) {
-      FinishFrame(step, child, ready);
-    }
-  } else if (info.is_exit) {
-    if (is_dead) {
-      if (iteration->iter == frame->iteration_count) frame->dead_exits.push_back(node);
-    } else {
-      Activate(frame->parent, frame->parent_iteration, node, false, outputs, true, ready);
-    }
-  } else if (info.is_next_iteration) {
-    // A dead NextIteration ends its deadness here: the loop is over.
-    if (!is_dead) {
+      break;
+    case Crossing::kNextIteration:
+      // A dead NextIteration ends its deadness here: the loop is over.
+      if (is_dead) break;
       if (iteration->iter == frame->iteration_count &&
           frame->num_outstanding_iterations == frame->max_parallel) {
         frame->next_iteration_values.push_back({node, std::move(outputs[0])});
@@ -282,11 +273,37 @@ void FramePropagator::Propagate(StepData* step, const TaggedNode& tagged, Tensor
                                    : frame->Get(iteration->iter + 1);
         Activate(frame, next, node, false, outputs, true, ready);
       }
+      break;
+  }
+  // This node no longer counts against its iteration; the rest only matters
+  // when that was the iteration's last piece of work.
+  if (--iteration->outstanding_ops > 0 || iteration->outstanding_frames > 0) return;
+  if (CleanupIterations(step, frame, iteration, ready)) FinishFrame(step, frame, ready);
+}
+
+void FramePropagator::PropagateEnter(StepData* step, FrameState* frame, IterationState* iteration,
+                                     int node, bool is_dead, TensorValue* outputs,
+                                     NodeStack<TaggedNode>* ready) const {
+  FrameState* child = FindOrCreateChild(step, frame, iteration, node);
+  if (node_info_[node].is_constant_enter) {
+    child->loop_invariants.push_back({node, is_dead ? TensorValue() : outputs[0]});
+    TensorValue* value = &child->loop_invariants.back().second;
+    for (int64_t i = 0; i <= child->iteration_count; ++i) {
+      IterationState* alive = child->Get(i);
+      if (alive != nullptr) Activate(child, alive, node, is_dead, value, false, ready);
     }
   } else {
-    Activate(frame, iteration, node, is_dead, outputs, true, ready);
+    IterationState* first = child->Get(0);
+    if (first != nullptr) Activate(child, first, node, is_dead, outputs, true, ready);
   }
-  if (DecrementOutstanding(step, frame, iteration, ready)) FinishFrame(step, frame, ready);
+  --child->num_pending_inputs;
+  // The last Enter may find the child's work all finished already (every
+  // value it got was dead): then the child is done now.
+  IterationState* first = child->Get(0);
+  if (child->num_pending_inputs == 0 && first != nullptr && first->outstanding_ops == 0 &&
+      first->outstanding_frames == 0 && CleanupIterations(step, child, first, ready)) {
+    FinishFrame(step, child, ready);
+  }
 }
 
 FramePropagator::FrameState* FramePropagator::FindOrCreateChild(StepData* step, FrameState* frame,
@@ -323,13 +340,6 @@ FramePropagator::IterationState* FramePropagator::IncrementIteration(
     Activate(frame, state, node, !HasValue(value), &value, false, ready);
   }
   return state;
-}
-
-bool FramePropagator::DecrementOutstanding(StepData* step, FrameState* frame,
-                                           IterationState* iteration,
-                                           NodeStack<TaggedNode>* ready) const {
-  if (--iteration->outstanding_ops > 0 || iteration->outstanding_frames > 0) return false;
-  return CleanupIterations(step, frame, iteration, ready);
 }
 
 bool FramePropagator::CleanupIterations(StepData* step, FrameState* frame,

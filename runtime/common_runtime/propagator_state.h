@@ -147,22 +147,28 @@ class FramePropagator {
     bool dst_is_merge;
     bool dst_is_control_trigger;
   };
+  // How Propagate hands on a node's outputs: within its iteration (most
+  // nodes), or across a frame or iteration boundary. One field, so the
+  // common case costs Propagate a single test.
+  enum class Crossing : uint8_t { kNone, kEnter, kExit, kNextIteration };
   struct NodeInfo {
     int frame = 0;
     int local = 0;          // index within its frame's iteration state
     int enters_frame = -1;  // Enter: the static frame it enters
     int num_data_inputs = 0;
     int parallel_iterations = 1;  // Enter
+    Crossing crossing = Crossing::kNone;
     bool is_merge = false;
-    bool is_enter = false;
     bool is_constant_enter = false;
-    bool is_exit = false;
-    bool is_next_iteration = false;
     bool is_control_trigger = false;
   };
 
   int Activate(FrameState* frame, IterationState* iteration, int node, bool is_dead,
                TensorValue* outputs, bool may_move, NodeStack<TaggedNode>* ready) const;
+  // An Enter's outputs go to the first iteration of its child frame (a
+  // constant Enter's to every iteration, now and later).
+  void PropagateEnter(StepData* step, FrameState* frame, IterationState* iteration, int node,
+                      bool is_dead, TensorValue* outputs, NodeStack<TaggedNode>* ready) const;
   FrameState* FindOrCreateChild(StepData* step, FrameState* frame, IterationState* iteration,
                                 int enter) const;
   IterationState* NewIteration(StepData* step, FrameState* frame, int64_t iter) const;
@@ -173,8 +179,6 @@ class FramePropagator {
   // the whole frame is done.
   bool CleanupIterations(StepData* step, FrameState* frame, IterationState* iteration,
                          NodeStack<TaggedNode>* ready) const;
-  bool DecrementOutstanding(StepData* step, FrameState* frame, IterationState* iteration,
-                            NodeStack<TaggedNode>* ready) const;
   // Deletes a finished frame (its dead Exits make their consumers dead) and
   // any ancestors its completion finishes.
   void FinishFrame(StepData* step, FrameState* frame, NodeStack<TaggedNode>* ready) const;

@@ -37,20 +37,33 @@ class SwitchOp : public CheapKernel {
 };
 
 // The executor hands a Merge only its first live input; the others are empty.
+// Its value_index output is one of num_inputs scalars made once here and
+// shared by every run (as Const shares its value): a loop's Merge runs once
+// per iteration, and a fresh scalar each time was a third of its cost.
+// Consumers cannot write into a shared buffer (forwarding needs a buffer
+// held once).
 class MergeOp : public CheapKernel {
  public:
-  using CheapKernel::CheapKernel;
+  explicit MergeOp(OpKernelConstruction* c) : CheapKernel(c) {
+    index_values_.reserve(c->num_inputs());
+    for (int i = 0; i < c->num_inputs(); ++i) {
+      Tensor index(DT_INT32, TensorShape());
+      index.data<int32_t>()[0] = i;
+      index_values_.push_back(std::move(index));
+    }
+  }
   void Compute(OpKernelContext* ctx) override {
     for (int i = 0; i < ctx->num_inputs(); ++i) {
       if (!ctx->input_is_ref(i) && ctx->input(i).dtype() == DT_INVALID) continue;
       Forward(ctx, i, 0);
-      Tensor* index = nullptr;
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape(), &index));
-      index->data<int32_t>()[0] = i;
+      ctx->set_output(1, index_values_[i]);
       return;
     }
     ctx->SetStatus(errors::Internal("Merge ran without a live input"));
   }
+
+ private:
+  std::vector<Tensor> index_values_;
 };
 
 class ControlTriggerOp : public CheapKernel {

@@ -14,6 +14,9 @@
 // eltwise post-ops (a batch norm's scale is multiplied into a copy of the
 // filter); otherwise the convolution or product is followed by one pass
 // over its output (per output row, for the depthwise loops).
+// Float rows go through Eigen array expressions, whose comparisons let
+// NaN through as TensorFlow's activations do.
+#include <Eigen/Core>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -91,23 +94,6 @@ Status ParseEpilogue(OpKernelConstruction* c, bool allow_batch_norm, int args, E
   return Status::OK();
 }
 
-template <typename T>
-T Activate(Activation activation, T alpha, T v) {
-  switch (activation) {
-    case Activation::kNone:
-      return v;
-    case Activation::kRelu:
-      return v > T(0) ? v : T(0);
-    case Activation::kRelu6:
-      return v > T(0) ? (v < T(6) ? v : T(6)) : T(0);
-    case Activation::kElu:
-      return v < T(0) ? std::exp(v) - T(1) : v;
-    case Activation::kLeakyRelu:
-      return v < T(0) ? v * alpha : v;
-  }
-  return v;
-}
-
 // The per-channel scale (empty: 1) and shift of the epilogue from the args
 // inputs (first_arg ...), each a vector of `channels`.
 template <typename T>
@@ -140,24 +126,43 @@ Status ChannelAffine(OpKernelContext* ctx, const Epilogue& e, int first_arg, int
   return Status::OK();
 }
 
+// act(v) elementwise, for an Eigen array expression v. Every comparison
+// is false for NaN, which therefore passes through, as TensorFlow's
+// activations pass it (Relu(NaN) is NaN there).
+template <Activation kActivation, typename Values>
+auto Activated(const Values& v, typename Values::Scalar alpha) {
+  using T = typename Values::Scalar;
+  if constexpr (kActivation == Activation::kNone) {
+    return v;
+  } else if constexpr (kActivation == Activation::kRelu) {
+    return (v < T(0)).select(T(0), v);
+  } else if constexpr (kActivation == Activation::kRelu6) {
+    return (v < T(0)).select(T(0), (v > T(6)).select(T(6), v));
+  } else if constexpr (kActivation == Activation::kElu) {
+    return (v < T(0)).select(v.exp() - T(1), v);
+  } else {
+    return (v < T(0)).select(v * alpha, v);
+  }
+}
+
 // out[r, c] = act(out[r, c] * scale[c] + shift[c]) over `rows` rows of
 // `channels` on the calling thread, with the activation fixed at compile
 // time so that each loop is straight vector code.
 template <typename T, Activation kActivation>
 void EpilogueRowsWith(const std::vector<T>& scale, const std::vector<T>& shift, T alpha,
                       int64_t rows, int64_t channels, T* out) {
-  const T* shift_data = shift.data();
+  // Eigen array expressions make each row one packet loop; a plain loop
+  // calling the activation per element stayed scalar (~18 instructions per
+  // element of an LSTM step's MatMul + BiasAdd, callgrind).
+  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
+  const Eigen::Map<const Row> shift_row(shift.data(), channels);
   for (int64_t r = 0; r < rows; ++r) {
-    T* row = out + r * channels;
+    Eigen::Map<Row> row(out + r * channels, channels);
     if (scale.empty()) {
-      for (int64_t c = 0; c < channels; ++c) {
-        row[c] = Activate(kActivation, alpha, row[c] + shift_data[c]);
-      }
+      row = Activated<kActivation>(row + shift_row, alpha);
     } else {
-      const T* scale_data = scale.data();
-      for (int64_t c = 0; c < channels; ++c) {
-        row[c] = Activate(kActivation, alpha, row[c] * scale_data[c] + shift_data[c]);
-      }
+      const Eigen::Map<const Row> scale_row(scale.data(), channels);
+      row = Activated<kActivation>(row * scale_row + shift_row, alpha);
     }
   }
 }

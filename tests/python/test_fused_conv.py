@@ -186,6 +186,34 @@ def test_fused_matmul_matches_the_unfused_graph(activation, transpose_a, transpo
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("activation", list(ACTIVATIONS))
+def test_fused_matmul_passes_nan_through_its_activation(activation):
+    # TensorFlow's activations give NaN for NaN (Relu and Relu6 too); the
+    # 9 columns cover both the packet part and the tail of the epilogue.
+    a = np.ones([3, 2], np.float32)
+    a[1, 0] = np.nan
+    b = np.ones([2, 9], np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        fused = graph.create_op(
+            "_FusedMatMul",
+            [tf.constant(a), tf.constant(b), [tf.constant(np.zeros([9], np.float32))]],
+            attrs={
+                "T": tf.float32,
+                "num_args": 1,
+                "transpose_a": False,
+                "transpose_b": False,
+                "fused_ops": ["BiasAdd"] + ([activation] if activation else []),
+                "leakyrelu_alpha": 0.3,
+            },
+            name="fused_matmul",
+        ).outputs[0]
+    with tf.Session(graph=graph) as sess:
+        got = sess.run(fused)
+    assert np.isnan(got[1]).all()
+    assert not np.isnan(got[[0, 2]]).any()
+
+
 def test_unknown_fusions_are_unimplemented():
     x = np.ones([1, 4, 4, 2], np.float32)
     w = np.ones([3, 3, 2, 2], np.float32)

@@ -189,6 +189,33 @@ TEST_F(ControlFlowExecutorTest, CondTakesEitherBranch) {
   }
 }
 
+// A Merge shares its value_index scalars between runs: a consumer that may
+// write into an input buffer it holds alone (Add) must get a fresh buffer,
+// and each run must still see the index of the input it took.
+TEST_F(ControlFlowExecutorTest, MergeValueIndexIsSharedButNeverWrittenInPlace) {
+  GraphDef graph = CondGraph();
+  NodeDef* ten = AddNode(&graph, "ten", "Const");
+  SetAttr(ten, "dtype", DT_INT32);
+  Tensor ten_value(DT_INT32, TensorShape());
+  ten_value.data<int32_t>()[0] = 10;
+  SetAttr(ten, "value", ten_value);
+  Op(&graph, "shifted", "Add", {"merge:1", "ten"}, DT_INT32);
+  Retval(&graph, "shifted_out", "shifted", 2, DT_INT32);
+  std::unique_ptr<Executor> executor;
+  SESSION_ASSERT_OK(Build(graph, &executor));
+  for (bool pred : {true, false, true, true, false}) {
+    std::vector<Tensor> feeds = {FloatVector({3}), BoolScalar(pred)};
+    SimpleCallFrame frame(feeds.data(), static_cast<int>(feeds.size()), 3);
+    Executor::Args args;
+    args.call_frame = &frame;
+    args.runner = &runner_;
+    SESSION_ASSERT_OK(executor->Run(args));
+    const std::vector<Tensor>& results = *frame.retvals();
+    EXPECT_EQ(results[1].data<int32_t>()[0], pred ? 1 : 0) << "Merge's value_index";
+    EXPECT_EQ(results[2].data<int32_t>()[0], pred ? 11 : 10);
+  }
+}
+
 TEST_F(ControlFlowExecutorTest, DeadnessFlowsThroughAChainAndSkipsItsKernels) {
   GraphDef graph;
   Arg(&graph, "x", 0, DT_FLOAT);
