@@ -18,7 +18,8 @@
 // deadness), nodes reading an output of a Switch (a cond's pivot: only its
 // data edge says which branch it belongs to), function calls (their bodies
 // may have effects the op's definition does not declare), nodes with ref,
-// resource or variant outputs or ref inputs, and nodes that read from
+// resource or variant outputs or ref inputs, reads of a variable's ref
+// output, and nodes that read from
 // another requested device (their edges would become cross-device control
 // edges).
 #include <algorithm>
@@ -65,6 +66,13 @@ bool MayBecomeNoOp(const Node* node, const GraphOptimizerOptions& options) {
     // that branch (a cond's pivot Identity); a control edge from the Switch
     // would fire in either branch.
     if (!edge->IsControlEdge() && IsSwitchOp(edge->src())) return false;
+    // A read of a variable (a ref output, as a variable's `read` Identity
+    // takes it) stays, as Grappler keeps Identities of Variables: its
+    // point may be the FailedPrecondition an uninitialized variable raises
+    // (tf.assert_variables_initialized groups such reads).
+    if (!edge->IsControlEdge() && IsRefType(edge->src()->output_type(edge->src_output()))) {
+      return false;
+    }
   }
   return OnlyWaitedFor(node);
 }

@@ -41,7 +41,14 @@ def test_traced_step_records_what_each_kernel_allocated():
         y = tf.nn.relu(x * 2.0 + 1.0, name="y")
         z = tf.reduce_sum(y, name="z")
     metadata = tf.RunMetadata()
-    with tf.Session(graph=graph) as sess:
+    # Remapping would fuse mul, add and the Relu into one kernel; the test
+    # follows each one's buffer.
+    unfused = tf.ConfigProto(
+        graph_options=tf.GraphOptions(
+            rewrite_options=tf.RewriterConfig(remapping=tf.RewriterConfig.OFF)
+        )
+    )
+    with tf.Session(graph=graph, config=unfused) as sess:
         total = sess.run(
             z, {x: np.ones((1000, 1000), np.float32)}, options=FULL_TRACE, run_metadata=metadata
         )
