@@ -2,8 +2,9 @@
 //
 // The cache is per thread: a primitive together with its memory objects,
 // whose data handles are rebound on each call, may then be used without
-// locks (a memory object is not safe to rebind from two threads at once).
-// oneDNN's scratchpad in its default ("library") mode is per thread too.
+// locks (a memory object is not safe to rebind from two threads at once),
+// and whichever scratchpad policy oneDNN was built with (one per primitive,
+// or one global per thread) no two threads share a scratchpad.
 // Each thread keeps at most kMaxEntries shapes; a graph whose products keep
 // changing shape clears and refills it rather than growing without bound.
 #include "runtime/kernels/onednn_matmul.h"
@@ -120,10 +121,13 @@ bool OneDnnMatmulBlock(const float* a, const float* b, float* c, int64_t rows, i
   auto found = cache.matmuls.find(key);
   if (found == cache.matmuls.end()) {
     auto matmul = std::make_unique<CachedMatmul>();
-    if (!matmul->Init(engine, key)) return false;
+    // A shape oneDNN refuses is remembered as null so that it is not
+    // attempted again on every call.
+    if (!matmul->Init(engine, key)) matmul.reset();
     if (cache.matmuls.size() >= kMaxEntries) cache.matmuls.clear();
     found = cache.matmuls.emplace(key, std::move(matmul)).first;
   }
+  if (found->second == nullptr) return false;
   UseOneOpenMpThread();
   return found->second->Run(cache.stream, a, b, c);
 }
