@@ -61,7 +61,10 @@ constexpr double kOneDnnMinWork = 16 * 16 * 16;
 // gained ~16% (bench/dynamic_rnn.py). Below 4M multiply-adds a block is
 // short enough that the wake-up and the wait dominate; above it the split
 // loses at most a few percent when the other core is busy and nearly halves
-// the time when it is free.
+// the time when it is free. End to end (bench/dynamic_rnn.py, best of 7,
+// the builds alternated twice at load 3.9), against the 64^3 threshold:
+// forward 6.4 -> 5.6 ms, forward+backward 23.5 -> 21.0 ms (with b^T
+// products on the cached primitive).
 constexpr double kMinBlockWork = 4 * 1024 * 1024;
 
 // Rows [r0, r1) and columns [c0, c1) of the result with oneDNN; false if
