@@ -14,6 +14,16 @@
 // m*k*n = 16^3, so float products at least that big go to oneDNN and
 // smaller ones (and other dtypes) to Eigen.
 //
+// Products with b transposed go to a cached oneDNN matmul primitive
+// instead of dnnl_sgemm (onednn_matmul.h); best of 100 on one thread
+// (bench/gemm_shapes, load 1.1):
+//   m x k x n, transposes          dnnl_sgemm  primitive
+//   32 x 512 x 256, b^T (LSTM)     116.7 us    83.6 us
+//   128 x 256 x 784, b^T (MLP)     475.6 us    458.5 us
+//   32 x 512 x 256, a^T b^T        265.0 us    86.7 us
+// Products without b transposed gain nothing from it (LSTM forward 72 us
+// by sgemm, 84 us by the primitive; 2048^3 156 ms, 169 ms).
+//
 // Threads: oneDNN's own OpenMP threads would compete with our intra-op pool
 // (and stall for milliseconds when a team member is descheduled), so each
 // call is single-threaded and large products are split into row (or
@@ -30,18 +40,32 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
 
+#include "runtime/kernels/onednn_matmul.h"
+
 namespace tensorweave {
 namespace {
 
 constexpr double kOneDnnMinWork = 16 * 16 * 16;
-// Blocks smaller than this many multiply-adds are not worth a thread. On a
-// quiet machine an LSTM step's products ([32,256]x[256,512] and the two of
-// its gradient, 4.2M multiply-adds) gain from both cores: dynamic_rnn
-// (bench/dynamic_rnn.py) forward 14.0 -> 11.7 ms, forward+backward 34-37 ->
-// 28-29 ms against a threshold of 8M. (Under heavy load from other
-// processes the split halves wait for a core and lose; that is not the
-// case to tune for.)
-constexpr double kMinBlockWork = 64 * 64 * 64;
+// A product is split over the pool only when each thread gets at least
+// this many multiply-adds (~35 us at the ~115 GFLOP/s one core reaches).
+// Handing a block to another thread costs a wake-up, and on this shared
+// machine the other core is often busy, when the split half waits for it:
+// best of 100 with one core taken by another process (load 1.1), split in
+// two against one thread,
+//   32 x 256 x 512 (LSTM forward)  80.9 us   72.4 us
+//   256 x 32 x 512 (LSTM dW)       86.6 us   78.0 us
+//   128^3                          42.2 us   36.5 us
+//   2048^3                         160 ms    157 ms
+// (another helper saw 118 against 74 us for the LSTM forward at load 3.5),
+// while on a quiet machine splitting the LSTM's 4.2M multiply-add products
+// gained ~16% (bench/dynamic_rnn.py). Below 4M multiply-adds a block is
+// short enough that the wake-up and the wait dominate; above it the split
+// loses at most a few percent when the other core is busy and nearly halves
+// the time when it is free. End to end (bench/dynamic_rnn.py, best of 7,
+// the builds alternated twice at load 3.9), against the 64^3 threshold:
+// forward 6.4 -> 5.6 ms, forward+backward 23.5 -> 21.0 ms (with b^T
+// products on the cached primitive).
+constexpr double kMinBlockWork = 4 * 1024 * 1024;
 
 // Rows [r0, r1) and columns [c0, c1) of the result with oneDNN; false if
 // oneDNN refused.
@@ -56,6 +80,10 @@ bool OneDnnBlock(const GemmArgs& g, int64_t r0, int64_t r1, int64_t c0, int64_t 
   const float* b_block = g.transpose_b ? b + c0 * g.k : b + c0;
   const int64_t lda = g.transpose_a ? g.m : g.k;
   const int64_t ldb = g.transpose_b ? g.k : g.n;
+  if (g.transpose_b && OneDnnMatmulBlock(a_block, b_block, c + r0 * g.n + c0, r1 - r0, g.k, c1 - c0,
+                                         g.transpose_a, true, lda, ldb, g.n)) {
+    return true;
+  }
   return dnnl_sgemm(g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N', r1 - r0, c1 - c0, g.k,
                     1.0f, a_block, lda, b_block, ldb, 0.0f, c + r0 * g.n + c0, g.n) == dnnl_success;
 }

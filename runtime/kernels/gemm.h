@@ -3,9 +3,10 @@
 // matrices): c = op(a) * op(b), op = transpose when asked, where op(a) is
 // m x k and op(b) is k x n, and c is m x n.
 //
-// Float products of at least 16^3 multiply-adds go to oneDNN's sgemm (one
-// OpenMP thread per call), the rest (and other dtypes) to Eigen; see
-// gemm.cc for the measurements behind that.
+// Float products of at least 16^3 multiply-adds go to oneDNN (one OpenMP
+// thread per call): its sgemm, or a cached matmul primitive when b is
+// transposed; the rest (and other dtypes) to Eigen. See gemm.cc for the
+// measurements behind that and behind when a product is split over the pool.
 #ifndef TENSORWEAVE_KERNELS_GEMM_H_
 #define TENSORWEAVE_KERNELS_GEMM_H_
 

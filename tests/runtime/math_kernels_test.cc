@@ -608,8 +608,9 @@ TEST(KernelMatMul, HandComputedWithGradAttrs) {
 TEST(KernelMatMul, AllTransposesAndDtypesMatchReference) {
   CheckMatMul<float>(DT_FLOAT, 2, 3, 4, 1e-5);        // Eigen, small
   CheckMatMul<float>(DT_FLOAT, 20, 30, 25, 1e-4);     // oneDNN
-  CheckMatMul<float>(DT_FLOAT, 300, 70, 9, 1e-4);     // split by rows
-  CheckMatMul<float>(DT_FLOAT, 5, 100, 400, 1e-4);    // split by columns
+  CheckMatMul<float>(DT_FLOAT, 300, 70, 9, 1e-4);     // oneDNN, one thread
+  CheckMatMul<float>(DT_FLOAT, 301, 131, 217, 1e-4);  // split by rows (8.6M multiply-adds)
+  CheckMatMul<float>(DT_FLOAT, 33, 257, 1001, 1e-4);  // split by columns
   CheckMatMul<double>(DT_DOUBLE, 90, 80, 70, 1e-10);  // Eigen, split
   CheckMatMul<int32_t>(DT_INT32, 7, 5, 3, 0);
   CheckMatMul<int64_t>(DT_INT64, 70, 65, 80, 0);

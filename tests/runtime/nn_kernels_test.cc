@@ -609,6 +609,43 @@ TEST(NnKernelBatchMatMul, BroadcastsAndAdjoints) {
               Code::INVALID_ARGUMENT, "In[0] ndims must be >= 2");
 }
 
+// Float batches big enough for oneDNN, with y adjoint (the cached matmul
+// primitive's path) and odd sizes, each batch checked against a double sum.
+TEST(NnKernelBatchMatMul, FloatAdjointsAtOddSizes) {
+  std::mt19937 rng(12);
+  for (bool adj_x : {false, true}) {
+    for (bool adj_y : {false, true}) {
+      const int64_t batches = 3, m = 33, k = 70, n = 51;
+      const Tensor x = RandomTensor<float>(
+          adj_x ? TensorShape({batches, k, m}) : TensorShape({batches, m, k}), &rng);
+      const Tensor y = RandomTensor<float>(
+          adj_y ? TensorShape({batches, n, k}) : TensorShape({batches, k, n}), &rng);
+      KernelRunner bmm(NodeBuilder("BatchMatMulV2")
+                           .Attr("T", DT_FLOAT)
+                           .Attr("adj_x", adj_x)
+                           .Attr("adj_y", adj_y)
+                           .Build());
+      TW_ASSERT_OK(bmm.Compute({x, y}));
+      std::vector<float> expected;
+      for (int64_t b = 0; b < batches; ++b) {
+        const float* xm = x.data<float>() + b * m * k;
+        const float* ym = y.data<float>() + b * k * n;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int64_t p = 0; p < k; ++p) {
+              sum += static_cast<double>(adj_x ? xm[p * m + i] : xm[i * k + p]) *
+                     (adj_y ? ym[j * k + p] : ym[p * n + j]);
+            }
+            expected.push_back(static_cast<float>(sum));
+          }
+        }
+      }
+      ExpectNear<float>(bmm.output(0), {batches, m, n}, expected, 1e-4);
+    }
+  }
+}
+
 // --- shape functions -------------------------------------------------------------------
 
 TEST(NnShapes, ConvPoolAndMatMul) {
