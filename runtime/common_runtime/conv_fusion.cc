@@ -1,10 +1,14 @@
-// The Conv2D / MatMul + BiasAdd (+ activation) fusion pass (conv_fusion.h).
+// The Conv2D / MatMul + BiasAdd (+ Add) (+ activation) fusion pass
+// (conv_fusion.h).
 #include "runtime/common_runtime/conv_fusion.h"
 
+#include <memory>
 #include <vector>
 
 #include "runtime/common_runtime/graph_rewrite_util.h"
 #include "runtime/framework/node_def_util.h"
+#include "runtime/graph/algorithm.h"
+#include "runtime/graph/shape_refiner.h"
 
 namespace tensorweave {
 namespace {
@@ -19,10 +23,11 @@ std::string AttrString(const Node* node, const char* name, const std::string& ot
   return GetNodeAttr(node->def(), name, &value).ok() ? value : otherwise;
 }
 
-// The only consumer of `node`'s output 0 when the node can disappear into
-// a fusion: one data edge out (from output 0), no control edges out other
-// than the graph's SINK hookup, not protected. Null otherwise.
-Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& protected_nodes) {
+// The only edge out of `node` when the node can disappear into a fusion:
+// one data edge out (from output 0), no control edges out other than the
+// graph's SINK hookup, not protected. Null otherwise.
+const Edge* SoleConsumerEdge(const Node* node,
+                             const std::unordered_set<std::string>& protected_nodes) {
   if (protected_nodes.count(node->name()) != 0) return nullptr;
   const Edge* only = nullptr;
   for (const Edge* edge : node->out_edges()) {
@@ -33,16 +38,27 @@ Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& prot
     if (only != nullptr || edge->src_output() != 0) return nullptr;
     only = edge;
   }
+  return only;
+}
+
+// The consumer of that edge when it reads the node as its input 0.
+Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& protected_nodes) {
+  const Edge* only = SoleConsumerEdge(node, protected_nodes);
   return only != nullptr && only->dst_input() == 0 ? only->dst() : nullptr;
 }
 
 // A chain to fuse: the Conv2D, DepthwiseConv2dNative or MatMul, its
-// BiasAdd, the activation (or null).
+// BiasAdd, a Conv2D's AddV2/Add of another tensor (or null) with the input
+// slot that tensor comes in on, the activation (or null).
 struct Chain {
   Node* head;
   Node* bias_add;
-  Node* activation;
-  Node* last() const { return activation != nullptr ? activation : bias_add; }
+  Node* add = nullptr;
+  int addend_slot = -1;
+  Node* activation = nullptr;
+  Node* last() const {
+    return activation != nullptr ? activation : add != nullptr ? add : bias_add;
+  }
 };
 
 bool SameType(const Node* a, const Node* b) {
@@ -69,10 +85,56 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
   const std::string bias_format = AttrString(bias_add, "data_format", "NHWC");
   const std::string conv_format = conv ? AttrString(head, "data_format", "NHWC") : "NHWC";
   if (bias_format != conv_format) return false;
-  *chain = Chain{head, bias_add, nullptr};
-  Node* next = SoleConsumer(bias_add, protected_nodes);
+  *chain = Chain{head, bias_add};
+  const Edge* out = SoleConsumerEdge(bias_add, protected_nodes);
+  Node* next = out != nullptr ? out->dst() : nullptr;
+  // TensorFlow's contraction + bias + add (+ activation), for Conv2D: the
+  // other operand's shape is checked later (AddsOfSameShape).
+  const bool add =
+      next != nullptr && (next->type_string() == "AddV2" || next->type_string() == "Add");
+  if (add && head->type_string() == "Conv2D" && SameType(head, next)) {
+    chain->add = next;
+    chain->addend_slot = 1 - out->dst_input();
+    next = SoleConsumer(next, protected_nodes);
+  } else if (out == nullptr || out->dst_input() != 0) {
+    next = nullptr;
+  }
   if (next != nullptr && IsActivation(next) && SameType(head, next)) chain->activation = next;
   return true;
+}
+
+// Keeps the Add of the chains whose two operands have the same fully known
+// shape in the graph (the fused kernel adds without broadcasting); the
+// others stop at their BiasAdd. Shapes are inferred once, before any
+// fusion, and only when some chain has an Add.
+void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
+  bool any = false;
+  for (const Chain& chain : *chains) any |= chain.add != nullptr;
+  if (!any) return;
+  std::vector<Node*> order;
+  std::unique_ptr<ShapeRefiner> refiner;
+  if (TopologicalOrder(graph, &order).ok()) {
+    refiner = std::make_unique<ShapeRefiner>(graph);
+    // A node whose shape fails to infer only leaves its consumers unknown.
+    for (Node* node : order) {
+      if (node->IsOp()) (void)refiner->AddNode(node);
+    }
+  }
+  for (Chain& chain : *chains) {
+    if (chain.add == nullptr) continue;
+    const NodeOutput addend = DataInput(chain.add, chain.addend_slot);
+    PartialTensorShape sum_shape, addend_shape;
+    const bool same = refiner != nullptr && addend.node != nullptr &&
+                      refiner->GetShape(chain.bias_add, 0, &sum_shape).ok() &&
+                      refiner->GetShape(addend.node, addend.index, &addend_shape).ok() &&
+                      sum_shape.IsFullyDefined() && addend_shape.IsFullyDefined() &&
+                      sum_shape == addend_shape;
+    if (!same) {
+      chain.add = nullptr;
+      chain.addend_slot = -1;
+      chain.activation = nullptr;
+    }
+  }
 }
 
 // The fused node's NodeDef: the head's attrs, the fused ops, the last
@@ -106,9 +168,10 @@ NodeDef FusedNodeDef(const Chain& chain) {
     for (const char* name : kMatMulAttrs) copy(name);
   }
   auto& attrs = *def.mutable_attr();
-  SetAttrValue(int64_t{1}, &attrs["num_args"]);
+  SetAttrValue(int64_t{chain.add != nullptr ? 2 : 1}, &attrs["num_args"]);
   if (conv) {
     attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+    if (chain.add != nullptr) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
     const Edge* filter = nullptr;
     if (chain.head->input_edge(1, &filter).ok() && IsConstOp(filter->src())) {
       SetAttrValue(true, &attrs["_filter_is_const"]);
@@ -116,6 +179,7 @@ NodeDef FusedNodeDef(const Chain& chain) {
   }
   AttrValue::ListValue* fused_ops = attrs["fused_ops"].mutable_list();
   fused_ops->add_s("BiasAdd");
+  if (chain.add != nullptr) fused_ops->add_s("Add");
   float alpha = 0.2f;
   if (chain.activation != nullptr) {
     fused_ops->add_s(chain.activation->type_string());
@@ -142,11 +206,18 @@ Status Fuse(Graph* graph, const Chain& chain) {
   TW_RETURN_IF_ERROR(chain.head->input_edge(0, &input));
   TW_RETURN_IF_ERROR(chain.head->input_edge(1, &filter));
   TW_RETURN_IF_ERROR(chain.bias_add->input_edge(1, &bias));
-  const Endpoint inputs[] = {{input->src(), input->src_output()},
-                             {filter->src(), filter->src_output()},
-                             {bias->src(), bias->src_output()}};
+  std::vector<Endpoint> inputs = {{input->src(), input->src_output()},
+                                  {filter->src(), filter->src_output()},
+                                  {bias->src(), bias->src_output()}};
+  if (chain.add != nullptr) {
+    // Read now, not when the chain was found: an earlier fusion may have
+    // replaced its source (the previous residual block's last node).
+    const Edge* addend = nullptr;
+    TW_RETURN_IF_ERROR(chain.add->input_edge(chain.addend_slot, &addend));
+    inputs.push_back({addend->src(), addend->src_output()});
+  }
   std::vector<Node*> control_inputs;
-  for (Node* node : {chain.head, chain.bias_add, chain.activation}) {
+  for (Node* node : {chain.head, chain.bias_add, chain.add, chain.activation}) {
     if (node == nullptr) continue;
     for (const Edge* edge : node->in_edges()) {
       if (edge->IsControlEdge() && !edge->src()->IsSource()) control_inputs.push_back(edge->src());
@@ -163,11 +234,12 @@ Status Fuse(Graph* graph, const Chain& chain) {
   }
   graph->RemoveNode(chain.head);
   graph->RemoveNode(chain.bias_add);
+  if (chain.add != nullptr) graph->RemoveNode(chain.add);
   if (chain.activation != nullptr) graph->RemoveNode(chain.activation);
   Node* fused = nullptr;
   TW_RETURN_IF_ERROR(graph->AddNode(def, &fused));
-  for (int i = 0; i < 3; ++i) {
-    TW_RETURN_IF_ERROR(graph->AddEdge(inputs[i].node, inputs[i].slot, fused, i));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TW_RETURN_IF_ERROR(graph->AddEdge(inputs[i].node, inputs[i].slot, fused, static_cast<int>(i)));
   }
   for (Node* node : control_inputs) graph->AddControlEdge(node, fused);
   for (const Endpoint& consumer : data_consumers) {
@@ -289,6 +361,7 @@ Status FuseConvBiasActivation(Graph* graph, const std::unordered_set<std::string
     Chain chain;
     if (FindChain(node, protected_nodes, &chain)) chains.push_back(chain);
   }
+  KeepAddsOfSameShape(*graph, &chains);
   for (const Chain& chain : chains) {
     TW_RETURN_IF_ERROR(Fuse(graph, chain));
     *changed = true;
