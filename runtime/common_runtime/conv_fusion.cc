@@ -3,6 +3,8 @@
 #include "runtime/common_runtime/conv_fusion.h"
 
 #include <memory>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/common_runtime/graph_rewrite_util.h"
@@ -103,8 +105,63 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
   return true;
 }
 
-// Keeps the Add of the chains whose two operands have the same fully known
-// shape in the graph (the fused kernel adds without broadcasting); the
+// Ops whose output 0 has the batch (dimension 0) of their input 0.
+bool KeepsBatch(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Identity",       "Relu",
+      "Relu6",          "Elu",
+      "LeakyRelu",      "Sigmoid",
+      "Tanh",           "BiasAdd",
+      "Conv2D",         "DepthwiseConv2dNative",
+      "MaxPool",        "AvgPool",
+      "FusedBatchNorm", "FusedBatchNormV3",
+      "_FusedConv2D",   "_FusedDepthwiseConv2dNative"};
+  return kOps.count(op) != 0;
+}
+
+// The tensor whose dimension 0 `output` provably shares, a symbolic stand-in
+// for an unknown batch size (TensorFlow's remapper compares shapes
+// symbolically, so a graph fed [?, h, w, c] still fuses): followed back
+// through ops that keep the batch, and through a binary op whose two inputs
+// lead to the same tensor (broadcasting d with d gives d). `memo` by node.
+NodeOutput BatchSource(NodeOutput output, std::unordered_map<const Node*, NodeOutput>* memo) {
+  if (output.node == nullptr || output.index != 0) return output;
+  const auto found = memo->find(output.node);
+  if (found != memo->end()) return found->second;
+  NodeOutput source = output;
+  const std::string& op = output.node->type_string();
+  if (KeepsBatch(op)) {
+    source = BatchSource(DataInput(output.node, 0), memo);
+  } else if (op == "AddV2" || op == "Add" || op == "Mul" || op == "Sub") {
+    const NodeOutput a = BatchSource(DataInput(output.node, 0), memo);
+    const NodeOutput b = BatchSource(DataInput(output.node, 1), memo);
+    if (a.node != nullptr && a.node == b.node && a.index == b.index) source = a;
+  }
+  (*memo)[output.node] = source;
+  return source;
+}
+
+// Whether the shapes are equal: the same rank, every dimension known and
+// equal, except a dimension 0 unknown in both whose tensors share it
+// (BatchSource).
+bool SameShape(const PartialTensorShape& a, NodeOutput a_output, const PartialTensorShape& b,
+               NodeOutput b_output, std::unordered_map<const Node*, NodeOutput>* memo) {
+  if (a.dims() < 0 || a.dims() != b.dims()) return false;
+  for (int i = 0; i < a.dims(); ++i) {
+    if (a.dim_size(i) >= 0 && a.dim_size(i) == b.dim_size(i)) continue;
+    if (i != 0 || a.dim_size(i) >= 0 || b.dim_size(i) >= 0) return false;
+    const NodeOutput a_source = BatchSource(a_output, memo);
+    const NodeOutput b_source = BatchSource(b_output, memo);
+    if (a_source.node == nullptr || a_source.node != b_source.node ||
+        a_source.index != b_source.index) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Keeps the Add of the chains whose two operands have the same shape in
+// the graph (SameShape: the fused kernel adds without broadcasting); the
 // others stop at their BiasAdd. Shapes are inferred once, before any
 // fusion, and only when some chain has an Add.
 void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
@@ -120,15 +177,16 @@ void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
       if (node->IsOp()) (void)refiner->AddNode(node);
     }
   }
+  std::unordered_map<const Node*, NodeOutput> batch_sources;
   for (Chain& chain : *chains) {
     if (chain.add == nullptr) continue;
     const NodeOutput addend = DataInput(chain.add, chain.addend_slot);
     PartialTensorShape sum_shape, addend_shape;
-    const bool same = refiner != nullptr && addend.node != nullptr &&
-                      refiner->GetShape(chain.bias_add, 0, &sum_shape).ok() &&
-                      refiner->GetShape(addend.node, addend.index, &addend_shape).ok() &&
-                      sum_shape.IsFullyDefined() && addend_shape.IsFullyDefined() &&
-                      sum_shape == addend_shape;
+    const bool same =
+        refiner != nullptr && addend.node != nullptr &&
+        refiner->GetShape(chain.bias_add, 0, &sum_shape).ok() &&
+        refiner->GetShape(addend.node, addend.index, &addend_shape).ok() &&
+        SameShape(sum_shape, NodeOutput{chain.bias_add, 0}, addend_shape, addend, &batch_sources);
     if (!same) {
       chain.add = nullptr;
       chain.addend_slot = -1;

@@ -376,15 +376,21 @@ struct ResidualOptions {
   bool shortcut_first = false;
   bool relu = true;
   bool unknown_shape = false;
+  bool unknown_batch = false;  // x [?, 8, 6, 4]
   TensorShape shortcut_shape;  // empty dims: the Identity of x
 };
 
+PartialTensorShape XShape(const ResidualOptions& options) {
+  PartialTensorShape shape;
+  if (!options.unknown_shape) {
+    EXPECT_TRUE(PartialTensorShape::Build({options.unknown_batch ? -1 : 2, 8, 6, 4}, &shape).ok());
+  }
+  return shape;
+}
+
 GraphDef ResidualChain(const ResidualOptions& options) {
   GraphDef graph;
-  session_test::AddPlaceholder(&graph, "x",
-                               options.unknown_shape
-                                   ? PartialTensorShape()
-                                   : PartialTensorShape::FromShape(TensorShape({2, 8, 6, 4})));
+  session_test::AddPlaceholder(&graph, "x", XShape(options));
   AddConst(&graph, "w", RandomTensor(TensorShape({3, 3, 4, 4}), 21));
   AddConst(&graph, "b", RandomTensor(TensorShape({4}), 22));
   NodeDef* conv = session_test::AddNode(&graph, "conv", "Conv2D", {"x", "w"});
@@ -451,6 +457,20 @@ TEST(ConvFusion, NeverFusesABroadcastingAdd) {
   EXPECT_EQ(FindNode(fused, "act")->op(), "Relu");
   const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 25);
   ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+}
+
+TEST(ConvFusion, FusesAnAddWhoseOperandsShareAnUnknownBatch) {
+  // Both operands' batch is x's, whatever it is (TensorFlow compares
+  // shapes symbolically); a [1, 8, 6, 4] addend would broadcast instead.
+  ResidualOptions options;
+  options.unknown_batch = true;
+  bool changed = false;
+  const GraphDef fused = Fused(ResidualChain(options), {"y"}, &changed);
+  EXPECT_EQ(FusedOps(*FindNode(fused, "act")),
+            (std::vector<std::string>{"BiasAdd", "Add", "Relu"}));
+  options.shortcut_shape = TensorShape({1, 8, 6, 4});
+  const GraphDef broadcast = Fused(ResidualChain(options), {"y"}, &changed);
+  EXPECT_EQ(FindNode(broadcast, "add")->op(), "AddV2");
 }
 
 TEST(ConvFusion, NeverFusesAnAddOfUnknownShape) {
