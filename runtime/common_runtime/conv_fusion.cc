@@ -161,8 +161,8 @@ bool SameShape(const PartialTensorShape& a, NodeOutput a_output, const PartialTe
 }
 
 // Keeps the Add of the chains whose two operands have the same shape in
-// the graph (SameShape: the fused kernel adds without broadcasting); the
-// others stop at their BiasAdd. Shapes are inferred once, before any
+// the graph (SameShape: the fused kernel adds without broadcasting), each
+// Add in one chain only; the others stop at their BiasAdd. Shapes are inferred once, before any
 // fusion, and only when some chain has an Add.
 void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
   bool any = false;
@@ -178,6 +178,10 @@ void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
     }
   }
   std::unordered_map<const Node*, NodeOutput> batch_sources;
+  // An Add of two convolutions' BiasAdds (a ResNet block whose shortcut is
+  // a convolution) ends both chains: only the first takes it in, the other
+  // becomes its addend.
+  std::unordered_set<const Node*> taken;
   for (Chain& chain : *chains) {
     if (chain.add == nullptr) continue;
     const NodeOutput addend = DataInput(chain.add, chain.addend_slot);
@@ -186,7 +190,8 @@ void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
         refiner != nullptr && addend.node != nullptr &&
         refiner->GetShape(chain.bias_add, 0, &sum_shape).ok() &&
         refiner->GetShape(addend.node, addend.index, &addend_shape).ok() &&
-        SameShape(sum_shape, NodeOutput{chain.bias_add, 0}, addend_shape, addend, &batch_sources);
+        SameShape(sum_shape, NodeOutput{chain.bias_add, 0}, addend_shape, addend, &batch_sources) &&
+        taken.insert(chain.add).second;
     if (!same) {
       chain.add = nullptr;
       chain.addend_slot = -1;

@@ -536,6 +536,33 @@ TEST(ConvFusion, ChainsResidualBlocksWhoseShortcutIsTheLastBlock) {
   ExpectNear(after[1], before[1]);
 }
 
+TEST(ConvFusion, AnAddOfTwoConvolutionsFusesIntoOneOfThem) {
+  // ResNet's convolution blocks: the shortcut is a Conv2D + BiasAdd too.
+  GraphDef graph = ResidualChain({});
+  for (NodeDef& node : *graph.mutable_node()) {
+    if (node.name() == "shortcut") {
+      node.set_op("BiasAdd");
+      node.clear_input();
+      node.add_input("conv_s");
+      node.add_input("b_s");
+    }
+  }
+  AddConst(&graph, "w_s", RandomTensor(TensorShape({1, 1, 4, 4}), 34));
+  AddConst(&graph, "b_s", RandomTensor(TensorShape({4}), 35));
+  NodeDef* conv = session_test::AddNode(&graph, "conv_s", "Conv2D", {"x", "w_s"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", std::string("SAME"));
+  for (int64_t s : {1, 1, 1, 1}) (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  bool changed = false;
+  const GraphDef fused = Fused(graph, {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(CountOps(fused, "_FusedConv2D"), 2);
+  EXPECT_EQ(CountOps(fused, "AddV2"), 0);
+  EXPECT_EQ(CountOps(fused, "Relu"), 0);
+  const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 36);
+  ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(graph, x, {"y"})[0]);
+}
+
 TEST(ConvFusion, AFusedAddOfTheWrongShapeIsAnInvalidArgument) {
   // A _FusedConv2D as a frozen graph may carry it, with an addend that does
   // not match the output.
