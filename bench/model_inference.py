@@ -17,8 +17,13 @@ rather than on whichever ran during it.
 TensorFlow is never a project dependency: its side runs this script again
 under the Python named by $TENSORFLOW_PYTHON (default /work/tfvenv/bin/python,
 a separate virtualenv), or in this process if tensorflow is importable here.
+With --variable-input the images are a variable's value read by the graph
+instead of a feed: a fed placeholder reaches the graph optimizer as a step
+argument of unknown shape, so fusions that need shapes (the residual
+blocks' conv + bias + add + relu, common_runtime/conv_fusion.h) only happen
+then, as TensorFlow's remapper needs its aggressive mode to trust feeds.
 Usage: PYTHONPATH=python python bench/model_inference.py [--repeats N] [--rounds R]
-                                                           [--models a,b]
+                                                           [--models a,b] [--variable-input]
 """
 
 import argparse
@@ -54,11 +59,34 @@ def _graph_def(tf, name):
     return graph_def
 
 
-def bench(tf, models, repeats):
+def _time(sess, logits, feeds, repeats):
+    """[best milliseconds per run, processor milliseconds per run]."""
+    for _ in range(3):  # warm up
+        sess.run(logits, feeds)
+    best = float("inf")
+    cpu_start = time.process_time()
+    for _ in range(repeats):
+        start = time.perf_counter()
+        sess.run(logits, feeds)
+        best = min(best, time.perf_counter() - start)
+    cpu = (time.process_time() - cpu_start) / repeats
+    return [best * 1e3, cpu * 1e3]
+
+
+def _images(batch, size):
+    images = np.random.default_rng(batch).uniform(-1, 1, [batch, size, size, 3])
+    return images.astype(np.float32)
+
+
+def bench(tf, models, repeats, variable_input=False):
     """{"model nB": [best milliseconds per batch, processor milliseconds
     per batch]}."""
     figures = {}
     for name in models:
+        if variable_input:
+            for batch in BATCHES:
+                figures[f"{name} n{batch}"] = _bench_variable_input(tf, name, batch, repeats)
+            continue
         graph = tf.Graph()
         with graph.as_default():
             tf.import_graph_def(_graph_def(tf, name), name="")
@@ -67,19 +95,29 @@ def bench(tf, models, repeats):
         size = int(x.shape[1])
         with tf.Session(graph=graph) as sess:
             for batch in BATCHES:
-                images = np.random.default_rng(batch).uniform(-1, 1, [batch, size, size, 3])
-                feeds = {x: images.astype(np.float32)}
-                for _ in range(3):  # warm up
-                    sess.run(logits, feeds)
-                best = float("inf")
-                cpu_start = time.process_time()
-                for _ in range(repeats):
-                    start = time.perf_counter()
-                    sess.run(logits, feeds)
-                    best = min(best, time.perf_counter() - start)
-                cpu = (time.process_time() - cpu_start) / repeats
-                figures[f"{name} n{batch}"] = [best * 1e3, cpu * 1e3]
+                feeds = {x: _images(batch, size)}
+                figures[f"{name} n{batch}"] = _time(sess, logits, feeds, repeats)
     return figures
+
+
+def _bench_variable_input(tf, name, batch, repeats):
+    """The model reading its images from a variable (shape known)."""
+    graph_def = _graph_def(tf, name)
+    (x_node,) = [node for node in graph_def.node if node.name == "x"]
+    size = x_node.attr["shape"].shape.dim[1].size
+    graph = tf.Graph()
+    with graph.as_default():
+        images = tf.Variable(_images(batch, size), name="images")
+        (logits,) = tf.import_graph_def(
+            graph_def,
+            input_map={"x:0": tf.identity(images, name="images_read")},
+            return_elements=["Identity:0"],
+            name="",
+        )
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        return _time(sess, logits, None, repeats)
 
 
 def _best(figures, more):
@@ -93,22 +131,26 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--variable-input", action="store_true")
     parser.add_argument("--only", choices=["tensorflow"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     models = args.models.split(",")
+    variable = args.variable_input
     if args.only == "tensorflow":
-        print(json.dumps(bench(tensorflow_side.tensorflow_v1(), models, args.repeats)))
+        tf = tensorflow_side.tensorflow_v1()
+        print(json.dumps(bench(tf, models, args.repeats, variable)))
         return
     import tensorweave as tw
 
     ours, theirs, loads = {}, {}, []
     for _ in range(args.rounds):
         loads.append(os.getloadavg()[0])
-        _best(ours, bench(tw, models, args.repeats))
+        _best(ours, bench(tw, models, args.repeats, variable))
         figures = tensorflow_side.figures(
             __file__,
-            ["--repeats", str(args.repeats), "--models", args.models],
-            lambda: bench(tensorflow_side.tensorflow_v1(), models, args.repeats),
+            ["--repeats", str(args.repeats), "--models", args.models]
+            + (["--variable-input"] if variable else []),
+            lambda: bench(tensorflow_side.tensorflow_v1(), models, args.repeats, variable),
         )
         _best(theirs, figures or {})
     loads.append(os.getloadavg()[0])

@@ -1,10 +1,16 @@
-// The Conv2D / MatMul + BiasAdd (+ activation) fusion pass (conv_fusion.h).
+// The Conv2D / MatMul + BiasAdd (+ Add) (+ activation) fusion pass
+// (conv_fusion.h).
 #include "runtime/common_runtime/conv_fusion.h"
 
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/common_runtime/graph_rewrite_util.h"
 #include "runtime/framework/node_def_util.h"
+#include "runtime/graph/algorithm.h"
+#include "runtime/graph/shape_refiner.h"
 
 namespace tensorweave {
 namespace {
@@ -19,10 +25,11 @@ std::string AttrString(const Node* node, const char* name, const std::string& ot
   return GetNodeAttr(node->def(), name, &value).ok() ? value : otherwise;
 }
 
-// The only consumer of `node`'s output 0 when the node can disappear into
-// a fusion: one data edge out (from output 0), no control edges out other
-// than the graph's SINK hookup, not protected. Null otherwise.
-Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& protected_nodes) {
+// The only edge out of `node` when the node can disappear into a fusion:
+// one data edge out (from output 0), no control edges out other than the
+// graph's SINK hookup, not protected. Null otherwise.
+const Edge* SoleConsumerEdge(const Node* node,
+                             const std::unordered_set<std::string>& protected_nodes) {
   if (protected_nodes.count(node->name()) != 0) return nullptr;
   const Edge* only = nullptr;
   for (const Edge* edge : node->out_edges()) {
@@ -33,16 +40,27 @@ Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& prot
     if (only != nullptr || edge->src_output() != 0) return nullptr;
     only = edge;
   }
+  return only;
+}
+
+// The consumer of that edge when it reads the node as its input 0.
+Node* SoleConsumer(const Node* node, const std::unordered_set<std::string>& protected_nodes) {
+  const Edge* only = SoleConsumerEdge(node, protected_nodes);
   return only != nullptr && only->dst_input() == 0 ? only->dst() : nullptr;
 }
 
 // A chain to fuse: the Conv2D, DepthwiseConv2dNative or MatMul, its
-// BiasAdd, the activation (or null).
+// BiasAdd, a Conv2D's AddV2/Add of another tensor (or null) with the input
+// slot that tensor comes in on, the activation (or null).
 struct Chain {
   Node* head;
   Node* bias_add;
-  Node* activation;
-  Node* last() const { return activation != nullptr ? activation : bias_add; }
+  Node* add = nullptr;
+  int addend_slot = -1;
+  Node* activation = nullptr;
+  Node* last() const {
+    return activation != nullptr ? activation : add != nullptr ? add : bias_add;
+  }
 };
 
 bool SameType(const Node* a, const Node* b) {
@@ -69,10 +87,117 @@ bool FindChain(Node* head, const std::unordered_set<std::string>& protected_node
   const std::string bias_format = AttrString(bias_add, "data_format", "NHWC");
   const std::string conv_format = conv ? AttrString(head, "data_format", "NHWC") : "NHWC";
   if (bias_format != conv_format) return false;
-  *chain = Chain{head, bias_add, nullptr};
-  Node* next = SoleConsumer(bias_add, protected_nodes);
+  *chain = Chain{head, bias_add};
+  const Edge* out = SoleConsumerEdge(bias_add, protected_nodes);
+  Node* next = out != nullptr ? out->dst() : nullptr;
+  // TensorFlow's contraction + bias + add (+ activation), for Conv2D: the
+  // other operand's shape is checked later (AddsOfSameShape).
+  const bool add =
+      next != nullptr && (next->type_string() == "AddV2" || next->type_string() == "Add");
+  if (add && head->type_string() == "Conv2D" && SameType(head, next)) {
+    chain->add = next;
+    chain->addend_slot = 1 - out->dst_input();
+    next = SoleConsumer(next, protected_nodes);
+  } else if (out == nullptr || out->dst_input() != 0) {
+    next = nullptr;
+  }
   if (next != nullptr && IsActivation(next) && SameType(head, next)) chain->activation = next;
   return true;
+}
+
+// Ops whose output 0 has the batch (dimension 0) of their input 0.
+bool KeepsBatch(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Identity",       "Relu",
+      "Relu6",          "Elu",
+      "LeakyRelu",      "Sigmoid",
+      "Tanh",           "BiasAdd",
+      "Conv2D",         "DepthwiseConv2dNative",
+      "MaxPool",        "AvgPool",
+      "FusedBatchNorm", "FusedBatchNormV3",
+      "_FusedConv2D",   "_FusedDepthwiseConv2dNative"};
+  return kOps.count(op) != 0;
+}
+
+// The tensor whose dimension 0 `output` provably shares, a symbolic stand-in
+// for an unknown batch size (TensorFlow's remapper compares shapes
+// symbolically, so a graph fed [?, h, w, c] still fuses): followed back
+// through ops that keep the batch, and through a binary op whose two inputs
+// lead to the same tensor (broadcasting d with d gives d). `memo` by node.
+NodeOutput BatchSource(NodeOutput output, std::unordered_map<const Node*, NodeOutput>* memo) {
+  if (output.node == nullptr || output.index != 0) return output;
+  const auto found = memo->find(output.node);
+  if (found != memo->end()) return found->second;
+  NodeOutput source = output;
+  const std::string& op = output.node->type_string();
+  if (KeepsBatch(op)) {
+    source = BatchSource(DataInput(output.node, 0), memo);
+  } else if (op == "AddV2" || op == "Add" || op == "Mul" || op == "Sub") {
+    const NodeOutput a = BatchSource(DataInput(output.node, 0), memo);
+    const NodeOutput b = BatchSource(DataInput(output.node, 1), memo);
+    if (a.node != nullptr && a.node == b.node && a.index == b.index) source = a;
+  }
+  (*memo)[output.node] = source;
+  return source;
+}
+
+// Whether the shapes are equal: the same rank, every dimension known and
+// equal, except a dimension 0 unknown in both whose tensors share it
+// (BatchSource).
+bool SameShape(const PartialTensorShape& a, NodeOutput a_output, const PartialTensorShape& b,
+               NodeOutput b_output, std::unordered_map<const Node*, NodeOutput>* memo) {
+  if (a.dims() < 0 || a.dims() != b.dims()) return false;
+  for (int i = 0; i < a.dims(); ++i) {
+    if (a.dim_size(i) >= 0 && a.dim_size(i) == b.dim_size(i)) continue;
+    if (i != 0 || a.dim_size(i) >= 0 || b.dim_size(i) >= 0) return false;
+    const NodeOutput a_source = BatchSource(a_output, memo);
+    const NodeOutput b_source = BatchSource(b_output, memo);
+    if (a_source.node == nullptr || a_source.node != b_source.node ||
+        a_source.index != b_source.index) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Keeps the Add of the chains whose two operands have the same shape in
+// the graph (SameShape: the fused kernel adds without broadcasting), each
+// Add in one chain only; the others stop at their BiasAdd. Shapes are inferred once, before any
+// fusion, and only when some chain has an Add.
+void KeepAddsOfSameShape(const Graph& graph, std::vector<Chain>* chains) {
+  bool any = false;
+  for (const Chain& chain : *chains) any |= chain.add != nullptr;
+  if (!any) return;
+  std::vector<Node*> order;
+  std::unique_ptr<ShapeRefiner> refiner;
+  if (TopologicalOrder(graph, &order).ok()) {
+    refiner = std::make_unique<ShapeRefiner>(graph);
+    // A node whose shape fails to infer only leaves its consumers unknown.
+    for (Node* node : order) {
+      if (node->IsOp()) (void)refiner->AddNode(node);
+    }
+  }
+  std::unordered_map<const Node*, NodeOutput> batch_sources;
+  // An Add of two convolutions' BiasAdds (a ResNet block whose shortcut is
+  // a convolution) ends both chains: only the first takes it in, the other
+  // becomes its addend.
+  std::unordered_set<const Node*> taken;
+  for (Chain& chain : *chains) {
+    if (chain.add == nullptr) continue;
+    const NodeOutput addend = DataInput(chain.add, chain.addend_slot);
+    PartialTensorShape sum_shape, addend_shape;
+    const bool same =
+        refiner != nullptr && addend.node != nullptr &&
+        refiner->GetShape(chain.bias_add, 0, &sum_shape).ok() &&
+        refiner->GetShape(addend.node, addend.index, &addend_shape).ok() &&
+        SameShape(sum_shape, NodeOutput{chain.bias_add, 0}, addend_shape, addend, &batch_sources) &&
+        taken.insert(chain.add).second;
+    if (!same) {
+      chain.add = nullptr;
+      chain.addend_slot = -1;
+      chain.activation = nullptr;
+    }
+  }
 }
 
 // The fused node's NodeDef: the head's attrs, the fused ops, the last
@@ -106,9 +231,10 @@ NodeDef FusedNodeDef(const Chain& chain) {
     for (const char* name : kMatMulAttrs) copy(name);
   }
   auto& attrs = *def.mutable_attr();
-  SetAttrValue(int64_t{1}, &attrs["num_args"]);
+  SetAttrValue(int64_t{chain.add != nullptr ? 2 : 1}, &attrs["num_args"]);
   if (conv) {
     attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
+    if (chain.add != nullptr) attrs["TArgs"].mutable_list()->add_type(attrs["T"].type());
     const Edge* filter = nullptr;
     if (chain.head->input_edge(1, &filter).ok() && IsConstOp(filter->src())) {
       SetAttrValue(true, &attrs["_filter_is_const"]);
@@ -116,6 +242,7 @@ NodeDef FusedNodeDef(const Chain& chain) {
   }
   AttrValue::ListValue* fused_ops = attrs["fused_ops"].mutable_list();
   fused_ops->add_s("BiasAdd");
+  if (chain.add != nullptr) fused_ops->add_s("Add");
   float alpha = 0.2f;
   if (chain.activation != nullptr) {
     fused_ops->add_s(chain.activation->type_string());
@@ -142,11 +269,18 @@ Status Fuse(Graph* graph, const Chain& chain) {
   TW_RETURN_IF_ERROR(chain.head->input_edge(0, &input));
   TW_RETURN_IF_ERROR(chain.head->input_edge(1, &filter));
   TW_RETURN_IF_ERROR(chain.bias_add->input_edge(1, &bias));
-  const Endpoint inputs[] = {{input->src(), input->src_output()},
-                             {filter->src(), filter->src_output()},
-                             {bias->src(), bias->src_output()}};
+  std::vector<Endpoint> inputs = {{input->src(), input->src_output()},
+                                  {filter->src(), filter->src_output()},
+                                  {bias->src(), bias->src_output()}};
+  if (chain.add != nullptr) {
+    // Read now, not when the chain was found: an earlier fusion may have
+    // replaced its source (the previous residual block's last node).
+    const Edge* addend = nullptr;
+    TW_RETURN_IF_ERROR(chain.add->input_edge(chain.addend_slot, &addend));
+    inputs.push_back({addend->src(), addend->src_output()});
+  }
   std::vector<Node*> control_inputs;
-  for (Node* node : {chain.head, chain.bias_add, chain.activation}) {
+  for (Node* node : {chain.head, chain.bias_add, chain.add, chain.activation}) {
     if (node == nullptr) continue;
     for (const Edge* edge : node->in_edges()) {
       if (edge->IsControlEdge() && !edge->src()->IsSource()) control_inputs.push_back(edge->src());
@@ -163,11 +297,12 @@ Status Fuse(Graph* graph, const Chain& chain) {
   }
   graph->RemoveNode(chain.head);
   graph->RemoveNode(chain.bias_add);
+  if (chain.add != nullptr) graph->RemoveNode(chain.add);
   if (chain.activation != nullptr) graph->RemoveNode(chain.activation);
   Node* fused = nullptr;
   TW_RETURN_IF_ERROR(graph->AddNode(def, &fused));
-  for (int i = 0; i < 3; ++i) {
-    TW_RETURN_IF_ERROR(graph->AddEdge(inputs[i].node, inputs[i].slot, fused, i));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TW_RETURN_IF_ERROR(graph->AddEdge(inputs[i].node, inputs[i].slot, fused, static_cast<int>(i)));
   }
   for (Node* node : control_inputs) graph->AddControlEdge(node, fused);
   for (const Endpoint& consumer : data_consumers) {
@@ -289,6 +424,7 @@ Status FuseConvBiasActivation(Graph* graph, const std::unordered_set<std::string
     Chain chain;
     if (FindChain(node, protected_nodes, &chain)) chains.push_back(chain);
   }
+  KeepAddsOfSameShape(*graph, &chains);
   for (const Chain& chain : chains) {
     TW_RETURN_IF_ERROR(Fuse(graph, chain));
     *changed = true;

@@ -21,6 +21,14 @@
 // unfused). A _FusedConv2D whose filter is a Const gets the attr
 // _filter_is_const = true: its kernel keeps the filter reordered.
 //
+// A Conv2D's chain may also take in an AddV2 or Add of the BiasAdd's output
+// and another tensor (either operand order) before the activation, as the
+// remapper's contraction + bias + add fusion does for residual blocks:
+// fused_ops [BiasAdd, Add(, activation)] with the tensor as the second arg.
+// Only when both operands' shapes are fully known from the graph and equal
+// (the kernel does not broadcast), and the BiasAdd and the Add meet the
+// intermediate rules above.
+//
 // Before fusing, a Pad of zeros over the rows and columns only (a Const
 // paddings input) whose one consumer is a VALID NHWC Conv2D or
 // DepthwiseConv2dNative goes into the convolution as EXPLICIT padding

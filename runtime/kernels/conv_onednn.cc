@@ -244,6 +244,7 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
   for (Block& block : blocks) {
     if (epilogue != nullptr) {
       block.problem.with_bias = epilogue->bias != nullptr;
+      block.problem.with_sum = epilogue->addend != nullptr;
       block.problem.activation = epilogue->activation;
       block.problem.alpha = epilogue->alpha;
     }
@@ -313,6 +314,25 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
     }
     std::atomic<bool> failed{false};
     const float* bias = epilogue != nullptr ? epilogue->bias : nullptr;
+    const float* addend = epilogue != nullptr ? epilogue->addend : nullptr;
+    // The sum post-op reads the addend from the block's destination: copied
+    // there first, by the thread about to convolve it (still in its cache).
+    auto prefill = [&](size_t b) {
+      const ConvProblem& p = blocks[b].problem;
+      if (blocks[b].channel_part) {
+        float* part = reinterpret_cast<float*>(parts[b].get());
+        const int64_t pixels = g.batch * g.out_rows * g.out_cols;
+        for (int64_t pixel = 0; pixel < pixels; ++pixel) {
+          std::memcpy(part + pixel * p.out_depth,
+                      addend + pixel * g.out_depth + blocks[b].first_channel,
+                      p.out_depth * sizeof(float));
+        }
+      } else if (output != addend) {
+        const int64_t count = p.batch * p.out_rows * p.out_cols * p.out_depth;
+        std::memcpy(output + blocks[b].output_offset, addend + blocks[b].output_offset,
+                    count * sizeof(float));
+      }
+    };
     auto run = [&](size_t b) {
       UseOneOpenMpThread();
       const ConvPrimitive& primitive = *primitives[b];
@@ -320,6 +340,7 @@ bool OneDnnConv2DForward(OpKernelContext* ctx, const ConvGeometry& g, const floa
       char* scratchpad =
           onednn_conv::ThreadBuffer(onednn_conv::kScratchpadSlot, primitive.scratchpad_bytes);
       try {
+        if (addend != nullptr) prefill(b);
         dnnl::stream block_stream(Engine());
         std::unordered_map<int, memory> args = {
             {DNNL_ARG_SRC,

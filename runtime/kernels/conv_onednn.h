@@ -32,9 +32,11 @@ namespace tensorweave {
 bool OneDnnConv2DChosen(const ConvGeometry& g, bool filter_cached = false);
 
 // What _FusedConv2D adds after the convolution, inside the primitive: a
-// bias per output channel (null: none), then an activation.
+// bias per output channel (null: none), an addend of the output's shape
+// (NHWC; null: none), then an activation.
 struct ConvEpilogue {
   const float* bias = nullptr;
+  const float* addend = nullptr;
   onednn_conv::Activation activation = onednn_conv::Activation::kNone;
   float alpha = 0;  // LeakyRelu's slope
 };

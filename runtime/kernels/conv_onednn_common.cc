@@ -64,6 +64,7 @@ ConvProblem WholeImages(const ConvGeometry& g, int64_t images) {
 
 dnnl::post_ops EpiloguePostOps(const ConvProblem& p) {
   dnnl::post_ops ops;
+  if (p.with_sum) ops.append_sum(1.0f);
   switch (p.activation) {
     case Activation::kNone:
       break;

@@ -37,13 +37,16 @@ struct ConvProblem {
   int64_t stride_rows, stride_cols, dilation_rows, dilation_cols;
   int64_t pad_top, pad_bottom, pad_left, pad_right;
   bool with_bias = false;
+  // A sum post-op: the destination holds an addend on entry, added to the
+  // convolution and bias before the activation (residual blocks).
+  bool with_sum = false;
   Activation activation = Activation::kNone;
   float alpha = 0;  // LeakyRelu's slope
 
   auto Tie() const {
     return std::tie(batch, in_rows, in_cols, in_depth, out_rows, out_cols, out_depth, filter_rows,
                     filter_cols, stride_rows, stride_cols, dilation_rows, dilation_cols, pad_top,
-                    pad_bottom, pad_left, pad_right, with_bias, activation, alpha);
+                    pad_bottom, pad_left, pad_right, with_bias, with_sum, activation, alpha);
   }
   bool operator<(const ConvProblem& other) const { return Tie() < other.Tie(); }
 
@@ -62,8 +65,9 @@ struct ConvProblem {
 // The whole geometry over `images` images.
 ConvProblem WholeImages(const ConvGeometry& g, int64_t images);
 
-// The problem's epilogue as oneDNN post-ops: the activation as an eltwise
-// post-op (the bias is the primitive's own input).
+// The problem's epilogue as oneDNN post-ops: the sum with the destination's
+// prior contents (with_sum), then the activation as an eltwise post-op (the
+// bias is the primitive's own input).
 dnnl::post_ops EpiloguePostOps(const ConvProblem& p);
 
 struct FreeDeleter {

@@ -6,7 +6,9 @@
 //   BiasAdd          scale 1, shift = bias
 //   FusedBatchNorm   scale = gamma / sqrt(variance + epsilon),
 //                    shift = beta - mean * scale (inference's batch norm)
-// and act one of Relu, Relu6, Elu, LeakyRelu or none. A float convolution
+// and act one of Relu, Relu6, Elu, LeakyRelu or none; _FusedConv2D's
+// [BiasAdd, Add(, act)] adds a tensor of the output's shape (its second
+// arg, a residual block's shortcut) before the activation. A float convolution
 // that oneDNN computes faster (conv_onednn.h; every shape when the remapper
 // marked the filter a Const, _filter_is_const, whose reordered form the
 // kernel then keeps) and a float depthwise convolution with multiplier 1
@@ -43,6 +45,7 @@ constexpr char kFilterIsConstAttr[] = "_filter_is_const";
 // What fused_ops asks after the convolution or product.
 struct Epilogue {
   bool batch_norm = false;  // else BiasAdd
+  bool add = false;         // BiasAdd then Add: the second arg is added
   Activation activation = Activation::kNone;
   float alpha = 0;    // LeakyRelu's slope
   float epsilon = 0;  // the batch norm's
@@ -63,11 +66,13 @@ Status ParseActivation(const std::string& name, Activation* activation) {
   return Status::OK();
 }
 
-// Reads fused_ops, epsilon and leakyrelu_alpha; `allow_batch_norm` for
-// _FusedConv2D. The combinations are TensorFlow's CPU ones: BiasAdd or
-// FusedBatchNorm, then at most one activation; anything else is
+// Reads fused_ops, epsilon and leakyrelu_alpha; `allow_batch_norm` and
+// `allow_add` for _FusedConv2D. The combinations are TensorFlow's CPU ones:
+// BiasAdd or FusedBatchNorm, or BiasAdd then Add (the remapper's
+// contraction + bias + add), then at most one activation; anything else is
 // UNIMPLEMENTED, as in TensorFlow ("Fusion is not implemented").
-Status ParseEpilogue(OpKernelConstruction* c, bool allow_batch_norm, int args, Epilogue* out) {
+Status ParseEpilogue(OpKernelConstruction* c, bool allow_batch_norm, bool allow_add, int args,
+                     Epilogue* out) {
   std::vector<std::string> fused_ops;
   TW_RETURN_IF_ERROR(c->GetAttr("fused_ops", &fused_ops));
   TW_RETURN_IF_ERROR(c->GetAttr("epsilon", &out->epsilon));
@@ -76,16 +81,22 @@ Status ParseEpilogue(OpKernelConstruction* c, bool allow_batch_norm, int args, E
     return errors::Unimplemented("Fusion is not implemented: [", StrJoin(fused_ops, ","),
                                  "] (node ", c->def().name(), ")");
   };
-  if (fused_ops.empty() || fused_ops.size() > 2) return unimplemented();
+  if (fused_ops.empty() || fused_ops.size() > 3) return unimplemented();
   if (fused_ops[0] == "FusedBatchNorm" && allow_batch_norm) {
     out->batch_norm = true;
   } else if (fused_ops[0] != "BiasAdd") {
     return unimplemented();
   }
-  if (fused_ops.size() == 2 && !ParseActivation(fused_ops[1], &out->activation).ok()) {
+  size_t next = 1;
+  if (next < fused_ops.size() && fused_ops[next] == "Add" && allow_add && !out->batch_norm) {
+    out->add = true;
+    ++next;
+  }
+  if (next < fused_ops.size() && !ParseActivation(fused_ops[next++], &out->activation).ok()) {
     return unimplemented();
   }
-  const int wanted = out->batch_norm ? 4 : 1;
+  if (next != fused_ops.size()) return unimplemented();
+  const int wanted = out->batch_norm ? 4 : out->add ? 2 : 1;
   if (args != wanted) {
     return errors::InvalidArgument(fused_ops[0], " takes ", wanted, " argument",
                                    wanted == 1 ? "" : "s", ", got ", args, " (node ",
@@ -95,7 +106,8 @@ Status ParseEpilogue(OpKernelConstruction* c, bool allow_batch_norm, int args, E
 }
 
 // The per-channel scale (empty: 1) and shift of the epilogue from the args
-// inputs (first_arg ...), each a vector of `channels`.
+// inputs (first_arg ...), each a vector of `channels` (Add's addend, the
+// arg after the bias, is not one of them).
 template <typename T>
 Status ChannelAffine(OpKernelContext* ctx, const Epilogue& e, int first_arg, int64_t channels,
                      std::vector<T>* scale, std::vector<T>* shift) {
@@ -145,12 +157,13 @@ auto Activated(const Values& v, typename Values::Scalar alpha) {
   }
 }
 
-// out[r, c] = act(out[r, c] * scale[c] + shift[c]) over `rows` rows of
-// `channels` on the calling thread, with the activation fixed at compile
-// time so that each loop is straight vector code.
+// out[r, c] = act(out[r, c] * scale[c] + shift[c] (+ addend[r, c])) over
+// `rows` rows of `channels` on the calling thread (addend null: none), with
+// the activation fixed at compile time so that each loop is straight vector
+// code.
 template <typename T, Activation kActivation>
 void EpilogueRowsWith(const std::vector<T>& scale, const std::vector<T>& shift, T alpha,
-                      int64_t rows, int64_t channels, T* out) {
+                      int64_t rows, int64_t channels, const T* addend, T* out) {
   // Eigen array expressions make each row one packet loop; a plain loop
   // calling the activation per element stayed scalar (~18 instructions per
   // element of an LSTM step's MatMul + BiasAdd, callgrind).
@@ -158,7 +171,10 @@ void EpilogueRowsWith(const std::vector<T>& scale, const std::vector<T>& shift, 
   const Eigen::Map<const Row> shift_row(shift.data(), channels);
   for (int64_t r = 0; r < rows; ++r) {
     Eigen::Map<Row> row(out + r * channels, channels);
-    if (scale.empty()) {
+    if (addend != nullptr) {  // BiasAdd + Add: no scale
+      const Eigen::Map<const Row> addend_row(addend + r * channels, channels);
+      row = Activated<kActivation>(row + shift_row + addend_row, alpha);
+    } else if (scale.empty()) {
       row = Activated<kActivation>(row + shift_row, alpha);
     } else {
       const Eigen::Map<const Row> scale_row(scale.data(), channels);
@@ -169,29 +185,36 @@ void EpilogueRowsWith(const std::vector<T>& scale, const std::vector<T>& shift, 
 
 template <typename T>
 void EpilogueRows(const Epilogue& e, const std::vector<T>& scale, const std::vector<T>& shift,
-                  int64_t rows, int64_t channels, T* out) {
+                  int64_t rows, int64_t channels, const T* addend, T* out) {
   const T alpha = static_cast<T>(e.alpha);
   switch (e.activation) {
     case Activation::kNone:
-      return EpilogueRowsWith<T, Activation::kNone>(scale, shift, alpha, rows, channels, out);
+      return EpilogueRowsWith<T, Activation::kNone>(scale, shift, alpha, rows, channels, addend,
+                                                    out);
     case Activation::kRelu:
-      return EpilogueRowsWith<T, Activation::kRelu>(scale, shift, alpha, rows, channels, out);
+      return EpilogueRowsWith<T, Activation::kRelu>(scale, shift, alpha, rows, channels, addend,
+                                                    out);
     case Activation::kRelu6:
-      return EpilogueRowsWith<T, Activation::kRelu6>(scale, shift, alpha, rows, channels, out);
+      return EpilogueRowsWith<T, Activation::kRelu6>(scale, shift, alpha, rows, channels, addend,
+                                                     out);
     case Activation::kElu:
-      return EpilogueRowsWith<T, Activation::kElu>(scale, shift, alpha, rows, channels, out);
+      return EpilogueRowsWith<T, Activation::kElu>(scale, shift, alpha, rows, channels, addend,
+                                                   out);
     case Activation::kLeakyRelu:
-      return EpilogueRowsWith<T, Activation::kLeakyRelu>(scale, shift, alpha, rows, channels, out);
+      return EpilogueRowsWith<T, Activation::kLeakyRelu>(scale, shift, alpha, rows, channels,
+                                                         addend, out);
   }
 }
 
 // The same with the rows spread over the pool.
 template <typename T>
 void ApplyEpilogue(OpKernelContext* ctx, const Epilogue& e, const std::vector<T>& scale,
-                   const std::vector<T>& shift, int64_t rows, int64_t channels, T* out) {
+                   const std::vector<T>& shift, int64_t rows, int64_t channels, const T* addend,
+                   T* out) {
   const double cycles = channels * (e.activation == Activation::kElu ? 20.0 : 2.0);
   ParallelFor(ctx, rows, channels * sizeof(T), cycles, [&](int64_t begin, int64_t end) {
-    EpilogueRows(e, scale, shift, end - begin, channels, out + begin * channels);
+    EpilogueRows(e, scale, shift, end - begin, channels,
+                 addend != nullptr ? addend + begin * channels : nullptr, out + begin * channels);
   });
 }
 
@@ -213,7 +236,7 @@ class FusedConv2DOp : public OpKernel {
     OP_REQUIRES(c, num_args == args,
                 errors::InvalidArgument("num_args is ", num_args, " but the node has ", args,
                                         " args inputs"));
-    OP_REQUIRES_OK(c, ParseEpilogue(c, true, args, &epilogue_));
+    OP_REQUIRES_OK(c, ParseEpilogue(c, true, true, args, &epilogue_));
     // A constant filter (and no batch norm scale, which comes from inputs
     // that may change) is reordered for oneDNN once, not on every call.
     bool filter_is_const = false;
@@ -234,6 +257,18 @@ class FusedConv2DOp : public OpKernel {
                    ComputeConvGeometry(input.shape(), filter.shape(), attrs_, &g, &output_shape));
     std::vector<T> scale, shift;
     OP_REQUIRES_OK(ctx, ChannelAffine<T>(ctx, epilogue_, 2, g.out_depth, &scale, &shift));
+    // Add's addend: the output's shape, added as it is (no broadcasting).
+    Tensor addend_nhwc;
+    if (epilogue_.add) {
+      const Tensor& addend = ctx->input(3);
+      OP_REQUIRES(
+          ctx, addend.shape() == output_shape,
+          errors::InvalidArgument("_FusedConv2D's Add operand must have the output's shape ",
+                                  output_shape.DebugString(), ", got ",
+                                  addend.shape().DebugString(), " (node ", name(), ")"));
+      OP_REQUIRES_OK(ctx, ToChannelsLast(ctx, addend, attrs_.nchw, &addend_nhwc));
+    }
+    const T* added = epilogue_.add ? addend_nhwc.data<T>() : nullptr;
     Tensor input_nhwc, output_nhwc;
     OP_REQUIRES_OK(ctx,
                    AllocateChannelsLastOutput(ctx, 0, output_shape, attrs_.nchw, &output_nhwc));
@@ -241,10 +276,10 @@ class FusedConv2DOp : public OpKernel {
       OP_REQUIRES_OK(ctx, ToChannelsLast(ctx, input, attrs_.nchw, &input_nhwc));
       const T* in = input_nhwc.data<T>();
       T* out = output_nhwc.data<T>();
-      if (!ConvolveWithOneDnnEpilogue(ctx, g, in, filter, scale, shift, out)) {
+      if (!ConvolveWithOneDnnEpilogue(ctx, g, in, filter, scale, shift, added, out)) {
         Conv2DNhwc<T>(ctx, g, in, filter.data<T>(), out);
         ApplyEpilogue<T>(ctx, epilogue_, scale, shift, output_nhwc.NumElements() / g.out_depth,
-                         g.out_depth, out);
+                         g.out_depth, added, out);
       }
     }
     OP_REQUIRES_OK(ctx, FinishChannelsLastOutput(ctx, 0, output_shape, attrs_.nchw, output_nhwc));
@@ -263,7 +298,7 @@ class FusedConv2DOp : public OpKernel {
   // computes faster; false when not taken (nothing useful written).
   bool ConvolveWithOneDnnEpilogue(OpKernelContext* ctx, const ConvGeometry& g, const T* in,
                                   const Tensor& filter, const std::vector<T>& scale,
-                                  const std::vector<T>& shift, T* out) const {
+                                  const std::vector<T>& shift, const T* addend, T* out) const {
     if constexpr (std::is_same<T, float>::value) {
       if (g.groups != 1 || !OneDnnConv2DChosen(g, filter_cache_ != nullptr)) return false;
       const float* weights = filter.data<float>();
@@ -275,6 +310,7 @@ class FusedConv2DOp : public OpKernel {
       }
       ConvEpilogue epilogue;
       epilogue.bias = shift.data();
+      epilogue.addend = addend;
       epilogue.activation = epilogue_.activation;
       epilogue.alpha = epilogue_.alpha;
       return OneDnnConv2DForward(ctx, g, in, weights, out, &epilogue, filter_cache_.get());
@@ -303,7 +339,7 @@ class FusedDepthwiseConv2dNativeOp : public DepthwiseOpBase {
     OP_REQUIRES(c, num_args == args,
                 errors::InvalidArgument("num_args is ", num_args, " but the node has ", args,
                                         " args inputs"));
-    OP_REQUIRES_OK(c, ParseEpilogue(c, true, args, &epilogue_));
+    OP_REQUIRES_OK(c, ParseEpilogue(c, true, false, args, &epilogue_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -327,7 +363,8 @@ class FusedDepthwiseConv2dNativeOp : public DepthwiseOpBase {
           ctx, g.batch * g.out_rows, static_cast<double>(row_size) * sizeof(T),
           DepthwiseRowCycles(g) + 2.0 * row_size, [&](int64_t row) {
             DepthwiseForwardRows(g, in, taps, out, row, row + 1);
-            EpilogueRows(epilogue_, scale, shift, g.out_cols, g.out_depth, out + row * row_size);
+            EpilogueRows(epilogue_, scale, shift, g.out_cols, g.out_depth,
+                         static_cast<const T*>(nullptr), out + row * row_size);
           });
       if (!ctx->status().ok()) return;
     }
@@ -369,7 +406,7 @@ class FusedMatMulOp : public OpKernel {
   explicit FusedMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
     OP_REQUIRES_OK(c, c->GetAttr("transpose_a", &transpose_a_));
     OP_REQUIRES_OK(c, c->GetAttr("transpose_b", &transpose_b_));
-    OP_REQUIRES_OK(c, ParseEpilogue(c, false, c->num_inputs() - 2, &epilogue_));
+    OP_REQUIRES_OK(c, ParseEpilogue(c, false, false, c->num_inputs() - 2, &epilogue_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -391,7 +428,8 @@ class FusedMatMulOp : public OpKernel {
     if (output->NumElements() == 0) return;
     GemmOnPool<T>(IntraOpPool(ctx), GemmArgs{a.data<T>(), b.data<T>(), output->data<T>(), m, k, n,
                                              transpose_a_, transpose_b_});
-    ApplyEpilogue<T>(ctx, epilogue_, scale, shift, m, n, output->data<T>());
+    ApplyEpilogue<T>(ctx, epilogue_, scale, shift, m, n, static_cast<const T*>(nullptr),
+                     output->data<T>());
   }
 
  private:

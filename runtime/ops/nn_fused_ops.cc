@@ -52,9 +52,10 @@ REGISTER_OP("_FusedConv2D")
     .Attr("leakyrelu_alpha: float = 0.2")
     .SetShapeFn([](InferenceContext* c) { return UnfusedShape("Conv2D", c); })
     .Doc(
-        "Conv2D followed by fused_ops (BiasAdd or FusedBatchNorm, then optionally Relu, Relu6, "
-        "Elu or LeakyRelu) in one kernel; `args` are the bias or the batch norm's scale, "
-        "offset, mean and variance.");
+        "Conv2D followed by fused_ops (BiasAdd or FusedBatchNorm, or BiasAdd then Add, then "
+        "optionally Relu, Relu6, Elu or LeakyRelu) in one kernel; `args` are the bias, the bias "
+        "and the tensor Add adds (the output's shape), or the batch norm's scale, offset, mean "
+        "and variance.");
 
 REGISTER_OP("_FusedMatMul")
     .Input("a: T")

@@ -285,3 +285,56 @@ def test_a_grappler_written_fused_conv2d_imports_and_runs():
         expected = sess.run(expected_t)
     assert graph.get_tensor_by_name("conv/Relu:0").shape.ndims == 4  # Conv2D's shape function
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+# (batch, rows, cols, in_depth, out_depth): rows split over the pool, and a
+# filter larger than the input (oneDNN's blocks of output channels).
+ADD_CASES = [(2, 9, 11, 6, 32), (1, 4, 4, 64, 128)]
+
+
+@pytest.mark.parametrize("case", ADD_CASES)
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("activation", [None, "Relu"])
+def test_fused_conv2d_bias_add_matches_the_unfused_graph(case, activation, data_format, conv_path):
+    # The remapper's residual fusion: act(conv + bias + addend), the addend
+    # the second arg, through oneDNN's sum post-op and through im2col.
+    batch, rows, cols, depth, out_depth = case
+    rng = np.random.default_rng(7)
+    nchw = data_format == "NCHW"
+    x = rng.standard_normal([batch, rows, cols, depth]).astype(np.float32)
+    w = rng.standard_normal([3, 3, depth, out_depth]).astype(np.float32)
+    b = rng.standard_normal([out_depth]).astype(np.float32)
+    z = rng.standard_normal([batch, rows, cols, out_depth]).astype(np.float32)
+    if nchw:
+        x, z = x.transpose(0, 3, 1, 2), z.transpose(0, 3, 1, 2)
+    strides = [1, 1, 1, 1]
+    ops = ["BiasAdd", "Add"] + ([activation] if activation else [])
+    graph = tf.Graph()
+    with graph.as_default():
+        fused = fused_conv2d(x, w, [b, z], ops, strides, "SAME", data_format)
+        unfused = tf.nn.bias_add(
+            tf.nn.conv2d(x, w, strides, "SAME", data_format=data_format), b, data_format=data_format
+        )
+        unfused = ACTIVATIONS[activation](unfused + z)
+    with tf.Session(graph=graph) as sess:
+        for path in ("onednn", "im2col"):
+            conv_path(path)
+            got, expected = sess.run([fused, unfused])
+            scale = np.abs(expected).max()
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale, err_msg=path)
+
+
+def test_a_fused_add_of_another_shape_is_invalid_argument():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal([1, 5, 5, 3]).astype(np.float32)
+    w = rng.standard_normal([3, 3, 3, 4]).astype(np.float32)
+    b = np.zeros([4], np.float32)
+    z = np.zeros([4], np.float32)  # would broadcast in AddV2: not here
+    graph = tf.Graph()
+    with graph.as_default():
+        fused = fused_conv2d(x, w, [b, z], ["BiasAdd", "Add", "Relu"], [1, 1, 1, 1], "SAME")
+    with (
+        tf.Session(graph=graph) as sess,
+        pytest.raises(tf.errors.InvalidArgumentError, match="fused_conv"),
+    ):
+        sess.run(fused)

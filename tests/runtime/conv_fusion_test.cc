@@ -1,4 +1,4 @@
-// The Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd (+ activation) fusion pass
+// The Conv2D / DepthwiseConv2dNative / MatMul + BiasAdd (+ Add) (+ activation) fusion pass
 // (common_runtime/conv_fusion.h): which chains it fuses and which it must
 // leave alone (an intermediate fetched, consumed twice or with a control
 // edge out), the fused node's name, attrs and edges, and that the rewritten
@@ -366,6 +366,229 @@ TEST(ConvFusion, MarksAConstFilterOnly) {
   const GraphDef from_placeholder = Fused(fed, {"y"}, &changed);
   ASSERT_TRUE(changed);
   EXPECT_EQ(FindNode(from_placeholder, "act")->attr().count("_filter_is_const"), 0u);
+}
+
+// A residual block: x [2, 8, 6, 4] (fed, shape known unless `unknown_shape`)
+// -> conv 3x3x4->4 SAME -> BiasAdd -> AddV2 with `shortcut` (an Identity of
+// x, or a Const of shape `shortcut_shape` when given; the first operand
+// when `shortcut_first`) -> Relu (unless `relu` is false) -> "y".
+struct ResidualOptions {
+  bool shortcut_first = false;
+  bool relu = true;
+  bool unknown_shape = false;
+  bool unknown_batch = false;  // x [?, 8, 6, 4]
+  TensorShape shortcut_shape;  // empty dims: the Identity of x
+};
+
+PartialTensorShape XShape(const ResidualOptions& options) {
+  PartialTensorShape shape;
+  if (!options.unknown_shape) {
+    EXPECT_TRUE(PartialTensorShape::Build({options.unknown_batch ? -1 : 2, 8, 6, 4}, &shape).ok());
+  }
+  return shape;
+}
+
+GraphDef ResidualChain(const ResidualOptions& options) {
+  GraphDef graph;
+  session_test::AddPlaceholder(&graph, "x", XShape(options));
+  AddConst(&graph, "w", RandomTensor(TensorShape({3, 3, 4, 4}), 21));
+  AddConst(&graph, "b", RandomTensor(TensorShape({4}), 22));
+  NodeDef* conv = session_test::AddNode(&graph, "conv", "Conv2D", {"x", "w"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", std::string("SAME"));
+  for (int64_t s : {1, 1, 1, 1}) (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  NodeDef* bias = session_test::AddNode(&graph, "bias", "BiasAdd", {"conv", "b"});
+  SetAttr(bias, "T", DT_FLOAT);
+  if (options.shortcut_shape.dims() > 0) {
+    AddConst(&graph, "shortcut", RandomTensor(options.shortcut_shape, 23));
+  } else {
+    SetAttr(session_test::AddNode(&graph, "shortcut", "Identity", {"x"}), "T", DT_FLOAT);
+  }
+  NodeDef* add = options.shortcut_first
+                     ? session_test::AddNode(&graph, "add", "AddV2", {"shortcut", "bias"})
+                     : session_test::AddNode(&graph, "add", "AddV2", {"bias", "shortcut"});
+  SetAttr(add, "T", DT_FLOAT);
+  std::string last = "add";
+  if (options.relu) {
+    SetAttr(session_test::AddNode(&graph, "act", "Relu", {"add"}), "T", DT_FLOAT);
+    last = "act";
+  }
+  SetAttr(session_test::AddNode(&graph, "y", "Identity", {last}), "T", DT_FLOAT);
+  return graph;
+}
+
+TEST(ConvFusion, FusesAResidualAddAndRelu) {
+  for (const bool shortcut_first : {false, true}) {
+    for (const bool relu : {true, false}) {
+      ResidualOptions options;
+      options.shortcut_first = shortcut_first;
+      options.relu = relu;
+      const GraphDef original = ResidualChain(options);
+      bool changed = false;
+      const GraphDef fused = Fused(original, {"y"}, &changed);
+      ASSERT_TRUE(changed);
+      EXPECT_EQ(CountOps(fused, "AddV2"), 0);
+      EXPECT_EQ(CountOps(fused, "Relu"), 0);
+      const NodeDef* node = FindNode(fused, relu ? "act" : "add");
+      ASSERT_NE(node, nullptr);
+      EXPECT_EQ(node->op(), "_FusedConv2D");
+      std::vector<std::string> expected = {"BiasAdd", "Add"};
+      if (relu) expected.push_back("Relu");
+      EXPECT_EQ(FusedOps(*node), expected);
+      EXPECT_EQ(node->attr().at("num_args").i(), 2);
+      EXPECT_EQ(node->attr().at("TArgs").list().type_size(), 2);
+      std::vector<std::string> inputs(node->input().begin(), node->input().end());
+      EXPECT_EQ(inputs, (std::vector<std::string>{"x", "w", "b", "shortcut"}));
+      const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 24);
+      ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+    }
+  }
+}
+
+TEST(ConvFusion, NeverFusesABroadcastingAdd) {
+  ResidualOptions options;
+  options.shortcut_shape = TensorShape({4});  // broadcast over the channels
+  const GraphDef original = ResidualChain(options);
+  bool changed = false;
+  const GraphDef fused = Fused(original, {"y"}, &changed);
+  ASSERT_TRUE(changed);  // the conv and bias still fuse
+  EXPECT_EQ(FusedOps(*FindNode(fused, "bias")), std::vector<std::string>{"BiasAdd"});
+  EXPECT_EQ(FindNode(fused, "add")->op(), "AddV2");
+  EXPECT_EQ(FindNode(fused, "act")->op(), "Relu");
+  const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 25);
+  ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(original, x, {"y"})[0]);
+}
+
+TEST(ConvFusion, FusesAnAddWhoseOperandsShareAnUnknownBatch) {
+  // Both operands' batch is x's, whatever it is (TensorFlow compares
+  // shapes symbolically); a [1, 8, 6, 4] addend would broadcast instead.
+  ResidualOptions options;
+  options.unknown_batch = true;
+  bool changed = false;
+  const GraphDef fused = Fused(ResidualChain(options), {"y"}, &changed);
+  EXPECT_EQ(FusedOps(*FindNode(fused, "act")),
+            (std::vector<std::string>{"BiasAdd", "Add", "Relu"}));
+  options.shortcut_shape = TensorShape({1, 8, 6, 4});
+  const GraphDef broadcast = Fused(ResidualChain(options), {"y"}, &changed);
+  EXPECT_EQ(FindNode(broadcast, "add")->op(), "AddV2");
+}
+
+TEST(ConvFusion, NeverFusesAnAddOfUnknownShape) {
+  ResidualOptions options;
+  options.unknown_shape = true;
+  bool changed = false;
+  const GraphDef fused = Fused(ResidualChain(options), {"y"}, &changed);
+  EXPECT_EQ(FusedOps(*FindNode(fused, "bias")), std::vector<std::string>{"BiasAdd"});
+  EXPECT_EQ(FindNode(fused, "add")->op(), "AddV2");
+}
+
+TEST(ConvFusion, NeverFusesAFetchedOrSharedResidualIntermediate) {
+  bool changed = false;
+  // The Add fetched: it takes the conv and bias in, the Relu stays out.
+  const GraphDef add_fetched = Fused(ResidualChain({}), {"y", "add"}, &changed);
+  EXPECT_EQ(FusedOps(*FindNode(add_fetched, "add")), (std::vector<std::string>{"BiasAdd", "Add"}));
+  EXPECT_EQ(FindNode(add_fetched, "act")->op(), "Relu");
+  // The BiasAdd fetched: no Add fused.
+  const GraphDef bias_fetched = Fused(ResidualChain({}), {"y", "bias"}, &changed);
+  EXPECT_EQ(FusedOps(*FindNode(bias_fetched, "bias")), std::vector<std::string>{"BiasAdd"});
+  EXPECT_EQ(FindNode(bias_fetched, "add")->op(), "AddV2");
+  // The BiasAdd read twice: no Add fused either.
+  GraphDef shared = ResidualChain({});
+  SetAttr(session_test::AddNode(&shared, "other", "Identity", {"bias"}), "T", DT_FLOAT);
+  const GraphDef bias_shared = Fused(shared, {"y", "other"}, &changed);
+  EXPECT_EQ(FindNode(bias_shared, "add")->op(), "AddV2");
+  // The Add read twice: fused without the Relu, both values as before.
+  GraphDef add_shared_graph = ResidualChain({});
+  SetAttr(session_test::AddNode(&add_shared_graph, "other", "Identity", {"add"}), "T", DT_FLOAT);
+  const GraphDef add_shared = Fused(add_shared_graph, {"y", "other"}, &changed);
+  EXPECT_EQ(FusedOps(*FindNode(add_shared, "add")), (std::vector<std::string>{"BiasAdd", "Add"}));
+  EXPECT_EQ(FindNode(add_shared, "act")->op(), "Relu");
+  const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 26);
+  const std::vector<Tensor> before = RunGraph(add_shared_graph, x, {"y", "other"});
+  const std::vector<Tensor> after = RunGraph(add_shared, x, {"y", "other"});
+  ExpectNear(after[0], before[0]);
+  ExpectNear(after[1], before[1]);
+}
+
+TEST(ConvFusion, ChainsResidualBlocksWhoseShortcutIsTheLastBlock) {
+  // Block 2's shortcut is block 1's Relu, itself replaced by a fused node.
+  GraphDef graph = ResidualChain({});
+  AddConst(&graph, "w2", RandomTensor(TensorShape({3, 3, 4, 4}), 27));
+  AddConst(&graph, "b2", RandomTensor(TensorShape({4}), 28));
+  NodeDef* conv = session_test::AddNode(&graph, "conv2", "Conv2D", {"act", "w2"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", std::string("SAME"));
+  for (int64_t s : {1, 1, 1, 1}) (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  SetAttr(session_test::AddNode(&graph, "bias2", "BiasAdd", {"conv2", "b2"}), "T", DT_FLOAT);
+  SetAttr(session_test::AddNode(&graph, "add2", "AddV2", {"act", "bias2"}), "T", DT_FLOAT);
+  SetAttr(session_test::AddNode(&graph, "act2", "Relu", {"add2"}), "T", DT_FLOAT);
+  bool changed = false;
+  // act is read by y, conv2 and add2: it fuses as the last node only.
+  const GraphDef fused = Fused(graph, {"y", "act2"}, &changed);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(CountOps(fused, "_FusedConv2D"), 2);
+  EXPECT_EQ(CountOps(fused, "AddV2"), 0);
+  EXPECT_EQ(FindNode(fused, "act2")->input(3), "act");
+  const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 29);
+  const std::vector<Tensor> before = RunGraph(graph, x, {"y", "act2"});
+  const std::vector<Tensor> after = RunGraph(fused, x, {"y", "act2"});
+  ExpectNear(after[0], before[0]);
+  ExpectNear(after[1], before[1]);
+}
+
+TEST(ConvFusion, AnAddOfTwoConvolutionsFusesIntoOneOfThem) {
+  // ResNet's convolution blocks: the shortcut is a Conv2D + BiasAdd too.
+  GraphDef graph = ResidualChain({});
+  for (NodeDef& node : *graph.mutable_node()) {
+    if (node.name() == "shortcut") {
+      node.set_op("BiasAdd");
+      node.clear_input();
+      node.add_input("conv_s");
+      node.add_input("b_s");
+    }
+  }
+  AddConst(&graph, "w_s", RandomTensor(TensorShape({1, 1, 4, 4}), 34));
+  AddConst(&graph, "b_s", RandomTensor(TensorShape({4}), 35));
+  NodeDef* conv = session_test::AddNode(&graph, "conv_s", "Conv2D", {"x", "w_s"});
+  SetAttr(conv, "T", DT_FLOAT);
+  SetAttr(conv, "padding", std::string("SAME"));
+  for (int64_t s : {1, 1, 1, 1}) (*conv->mutable_attr())["strides"].mutable_list()->add_i(s);
+  bool changed = false;
+  const GraphDef fused = Fused(graph, {"y"}, &changed);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(CountOps(fused, "_FusedConv2D"), 2);
+  EXPECT_EQ(CountOps(fused, "AddV2"), 0);
+  EXPECT_EQ(CountOps(fused, "Relu"), 0);
+  const Tensor x = RandomTensor(TensorShape({2, 8, 6, 4}), 36);
+  ExpectNear(RunGraph(fused, x, {"y"})[0], RunGraph(graph, x, {"y"})[0]);
+}
+
+TEST(ConvFusion, AFusedAddOfTheWrongShapeIsAnInvalidArgument) {
+  // A _FusedConv2D as a frozen graph may carry it, with an addend that does
+  // not match the output.
+  GraphDef graph;
+  session_test::AddPlaceholder(&graph, "x");
+  AddConst(&graph, "w", RandomTensor(TensorShape({3, 3, 4, 4}), 30));
+  AddConst(&graph, "b", RandomTensor(TensorShape({4}), 31));
+  AddConst(&graph, "z", RandomTensor(TensorShape({2, 8, 6, 3}), 32));
+  NodeDef* node = session_test::AddNode(&graph, "fused", "_FusedConv2D", {"x", "w", "b", "z"});
+  SetAttr(node, "T", DT_FLOAT);
+  SetAttr(node, "padding", std::string("SAME"));
+  for (int64_t s : {1, 1, 1, 1}) (*node->mutable_attr())["strides"].mutable_list()->add_i(s);
+  SetAttr(node, "num_args", int64_t{2});
+  for (int i = 0; i < 2; ++i) (*node->mutable_attr())["TArgs"].mutable_list()->add_type(DT_FLOAT);
+  for (const char* op : {"BiasAdd", "Add", "Relu"}) {
+    (*node->mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+  }
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(NewSession(SessionOptions(), &session).ok());
+  ASSERT_TRUE(session->Create(graph).ok());
+  std::vector<Tensor> outputs;
+  const Status status =
+      session->Run({{"x", RandomTensor(TensorShape({2, 8, 6, 4}), 33)}}, {"fused"}, {}, &outputs);
+  EXPECT_EQ(status.code(), Code::INVALID_ARGUMENT) << status;
+  EXPECT_NE(status.message().find("fused"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("[2,8,6,3]"), std::string::npos) << status;
 }
 
 TEST(ConvFusion, LeavesHalfAndIntegerChainsAlone) {
