@@ -28,38 +28,12 @@ memory::desc ConvProblem::WeightsDesc(memory::format_tag tag) const {
   return memory::desc({out_depth, in_depth, filter_rows, filter_cols}, memory::data_type::f32, tag);
 }
 
-namespace {
-
 // Padding after the last element so that oneDNN's output size (a floor
 // division) is TensorFlow's; 0 when the last windows leave input unread.
-int64_t PadAfter(int64_t input, int64_t output, int64_t window, int64_t dilation, int64_t stride,
-                 int64_t pad_before) {
+int64_t PaddingAfter(int64_t input, int64_t output, int64_t window, int64_t dilation,
+                     int64_t stride, int64_t pad_before) {
   const int64_t span = (window - 1) * dilation + 1;
   return std::max<int64_t>(0, (output - 1) * stride + span - input - pad_before);
-}
-
-}  // namespace
-
-ConvProblem WholeImages(const ConvGeometry& g, int64_t images) {
-  const WindowAttrs& a = g.attrs;
-  return ConvProblem{
-      images,
-      g.in_rows,
-      g.in_cols,
-      g.in_depth,
-      g.out_rows,
-      g.out_cols,
-      g.out_depth,
-      g.filter_rows,
-      g.filter_cols,
-      a.stride_rows,
-      a.stride_cols,
-      a.dilation_rows,
-      a.dilation_cols,
-      g.pad_rows,
-      PadAfter(g.in_rows, g.out_rows, g.filter_rows, a.dilation_rows, a.stride_rows, g.pad_rows),
-      g.pad_cols,
-      PadAfter(g.in_cols, g.out_cols, g.filter_cols, a.dilation_cols, a.stride_cols, g.pad_cols)};
 }
 
 dnnl::post_ops EpiloguePostOps(const ConvProblem& p) {

@@ -62,8 +62,37 @@ struct ConvProblem {
   dnnl::memory::dims PadAfter() const { return {pad_bottom, pad_right}; }
 };
 
-// The whole geometry over `images` images.
-ConvProblem WholeImages(const ConvGeometry& g, int64_t images);
+// The padding after the input (bottom or right) that a window of `window`
+// taps at `dilation` and `stride`, with `pad_before` before, needs for
+// `output` positions over `input` values; at least 0.
+int64_t PaddingAfter(int64_t input, int64_t output, int64_t window, int64_t dilation,
+                     int64_t stride, int64_t pad_before);
+
+// The whole geometry over `images` images, for any geometry with
+// ConvGeometry's fields (ConvGeometry, DepthwiseGeometry).
+template <typename Geometry>
+ConvProblem WholeImages(const Geometry& g, int64_t images) {
+  const auto& a = g.attrs;
+  return ConvProblem{images,
+                     g.in_rows,
+                     g.in_cols,
+                     g.in_depth,
+                     g.out_rows,
+                     g.out_cols,
+                     g.out_depth,
+                     g.filter_rows,
+                     g.filter_cols,
+                     a.stride_rows,
+                     a.stride_cols,
+                     a.dilation_rows,
+                     a.dilation_cols,
+                     g.pad_rows,
+                     PaddingAfter(g.in_rows, g.out_rows, g.filter_rows, a.dilation_rows,
+                                  a.stride_rows, g.pad_rows),
+                     g.pad_cols,
+                     PaddingAfter(g.in_cols, g.out_cols, g.filter_cols, a.dilation_cols,
+                                  a.stride_cols, g.pad_cols)};
+}
 
 // The problem's epilogue as oneDNN post-ops: the sum with the destination's
 // prior contents (with_sum), then the activation as an eltwise post-op (the

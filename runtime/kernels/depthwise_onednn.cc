@@ -97,32 +97,8 @@ onednn_conv::PrimitiveCache<DepthwisePrimitive>& Cache() {
 
 // Padding after the last element so that oneDNN's output size (a floor
 // division) is TensorFlow's.
-int64_t PadAfter(int64_t input, int64_t output, int64_t window, int64_t dilation, int64_t stride,
-                 int64_t pad_before) {
-  const int64_t span = (window - 1) * dilation + 1;
-  return std::max<int64_t>(0, (output - 1) * stride + span - input - pad_before);
-}
-
 ConvProblem ImagesProblem(const DepthwiseGeometry& g, int64_t images, const ConvEpilogue* e) {
-  const DepthwiseAttrs& a = g.attrs;
-  ConvProblem p{
-      images,
-      g.in_rows,
-      g.in_cols,
-      g.in_depth,
-      g.out_rows,
-      g.out_cols,
-      g.out_depth,
-      g.filter_rows,
-      g.filter_cols,
-      a.stride_rows,
-      a.stride_cols,
-      a.dilation_rows,
-      a.dilation_cols,
-      g.pad_rows,
-      PadAfter(g.in_rows, g.out_rows, g.filter_rows, a.dilation_rows, a.stride_rows, g.pad_rows),
-      g.pad_cols,
-      PadAfter(g.in_cols, g.out_cols, g.filter_cols, a.dilation_cols, a.stride_cols, g.pad_cols)};
+  ConvProblem p = onednn_conv::WholeImages(g, images);
   if (e != nullptr) {
     p.with_bias = e->bias != nullptr;
     p.activation = e->activation;
