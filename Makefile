@@ -374,6 +374,7 @@ bench: lib python $(BUILD)/bench/grpc_floor
 	PYTHONPATH=python $(PYTHON) bench/train_step.py
 	PYTHONPATH=python $(PYTHON) bench/conv_net.py
 	PYTHONPATH=python $(PYTHON) bench/graph_optimizer.py
+	PYTHONPATH=python $(PYTHON) bench/matmul_shapes.py
 	$(BUILD)/bench/grpc_floor
 
 clean:
